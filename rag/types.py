@@ -1,0 +1,149 @@
+"""Typed results passed between the pipeline stages."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Paper:
+    """One abstract with what we know about it. `sources` lists every `file#index` it came from."""
+
+    id: str
+    abstract: str
+    title: str = ""
+    url: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str = ""
+    sources: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def display_title(self) -> str:
+        return self.title or (self.abstract[:80].rsplit(" ", 1)[0] + "…")
+
+
+@dataclass
+class Chunk:
+    """A window of one abstract that fits the embedder, with character offsets into the abstract."""
+
+    paper_id: str
+    position: int
+    text: str
+    start: int
+    end: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.paper_id}::{self.position}"
+
+
+@dataclass
+class Passage:
+    """A retrieved chunk with its paper and scores (fused score, and the dense cosine if any)."""
+
+    chunk: Chunk
+    paper: Paper
+    score: float
+    dense_similarity: float | None = None
+
+
+@dataclass
+class SearchResult:
+    """One paper in a ranked search result, its best passage first."""
+
+    rank: int
+    paper: Paper
+    score: float
+    passages: list[Passage]
+
+    @property
+    def best(self) -> Passage:
+        return self.passages[0]
+
+    @property
+    def relevance(self) -> float:
+        """Best dense cosine similarity of any of its passages (0 when only keywords matched)."""
+        sims = [p.dense_similarity for p in self.passages if p.dense_similarity is not None]
+        return max(sims, default=0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "paper_id": self.paper.id,
+            "title": self.paper.title,
+            "url": self.paper.url,
+            "score": round(self.score, 6),
+            "relevance": round(self.relevance, 4),
+            "chunk_text": self.best.chunk.text,
+            "sources": self.paper.sources,
+        }
+
+
+@dataclass
+class Citation:
+    """A numbered source the answer cites, with the exact passage that supports it."""
+
+    number: int
+    paper_id: str
+    title: str
+    url: str
+    sources: list[str]
+    passage: str
+    start: int
+    end: int
+    score: float
+
+
+@dataclass
+class AnswerSentence:
+    """One sentence of the answer, the source numbers backing it and whether support was found."""
+
+    text: str
+    citations: list[int]
+    supported: bool
+    score: float
+    attributed: bool = False  # the checker attached the citation, the model gave none
+
+
+@dataclass
+class Timings:
+    retrieval: float = 0.0
+    first_token: float | None = None
+    total: float = 0.0
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str
+    citations: list[Citation]
+    sentences: list[AnswerSentence]
+    abstained: bool
+    retrieved: list[SearchResult]
+    timings: Timings
+    backend: str = ""
+    model: str = ""
+    query: str = ""  # the standalone query actually searched (after follow-up rewriting)
+    invented_citations: int = 0
+    abstain_reason: str = ""
+    prompt_tokens: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "query": self.query,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "abstain_reason": self.abstain_reason,
+            "citations": [asdict(c) for c in self.citations],
+            "sentences": [asdict(s) for s in self.sentences],
+            "invented_citations": self.invented_citations,
+            "retrieved": [r.to_json() for r in self.retrieved],
+            "timings": asdict(self.timings),
+            "backend": self.backend,
+            "model": self.model,
+            "prompt_tokens": self.prompt_tokens,
+        }
