@@ -52,7 +52,7 @@ class KeywordIndex:
                 return cls(None, 0)
             from llama_index.retrievers.bm25 import BM25Retriever
 
-            retriever = BM25Retriever.from_persist_dir(str(directory))
+            retriever = BM25Retriever.from_persist_dir(str(directory), show_progress=False)
             retriever.stemmer = _stemmer()
             return cls(retriever, stamp[1])
         except (OSError, ValueError, KeyError) as exc:

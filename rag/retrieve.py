@@ -137,10 +137,12 @@ def search(
     rrf_k: int = 60,
     candidate_multiplier: int = 4,
     retriever: HybridRetriever | None = None,
+    query_vector: list[float] | None = None,
 ) -> list[SearchResult]:
     """Search the index: the top `k` papers for `query`."""
     if not query.strip():
         raise ValueError("The query is empty.")
     retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k)
     retriever.set_top_k(max(k * candidate_multiplier, 10))
-    return group_by_paper(retriever.retrieve(QueryBundle(query)), store, k)
+    bundle = QueryBundle(query, embedding=query_vector)
+    return group_by_paper(retriever.retrieve(bundle), store, k)

@@ -130,6 +130,7 @@ class Answer:
     invented_citations: int = 0
     abstain_reason: str = ""
     prompt_tokens: int | None = None
+    error: str = ""  # set when the LLM failed; the sources are still returned
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,4 +147,5 @@ class Answer:
             "backend": self.backend,
             "model": self.model,
             "prompt_tokens": self.prompt_tokens,
+            "error": self.error,
         }

@@ -1,0 +1,217 @@
+"""retrieve -> select evidence -> generate -> cite and verify -> abstain -> `Answer`.
+
+`Pipeline.stream` yields events so a UI shows the sources at once and the answer as it is
+generated; `Pipeline.ask` returns the finished `Answer`.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from rag.citations import check_citations
+from rag.embedding import Embedder, embedder_from_settings
+from rag.evidence import Evidence, select_evidence
+from rag.llm import LLM, LLMError, llm_from_settings
+from rag.prompts import REFUSAL, REFUSAL_PATTERNS, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
+from rag.retrieve import HybridRetriever, search
+from rag.settings import Settings
+from rag.store import Store, store_from_settings
+from rag.types import Answer, SearchResult, Timings
+
+log = logging.getLogger(__name__)
+
+_REFUSAL_RE = re.compile(r"^\W*(" + "|".join(REFUSAL_PATTERNS) + ")", re.I)
+_ANAPHORA = re.compile(
+    r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
+    r"the model|the approach|he|she)\b", re.I,
+)
+
+
+class InputError(ValueError):
+    """The question cannot be asked as it is; the message says why."""
+
+
+@dataclass
+class Turn:
+    """A finished exchange, the context for follow-up questions."""
+
+    question: str
+    answer: Answer
+
+
+@dataclass
+class SourcesEvent:
+    query: str
+    results: list[SearchResult]
+
+
+@dataclass
+class TokenEvent:
+    text: str
+
+
+@dataclass
+class AnswerEvent:
+    answer: Answer
+
+
+Event = SourcesEvent | TokenEvent | AnswerEvent
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL_RE.search(text.strip()))
+
+
+def standalone_query(question: str, history: Sequence[Turn]) -> str:
+    """Make a follow-up searchable on its own: when it refers back ("what datasets did it
+    use?"), name the paper the last answer was about. Costs no LLM call."""
+    if not history or not _ANAPHORA.search(question):
+        return question
+    last = history[-1].answer
+    cited = [c.title for c in last.citations] or [r.paper.display_title for r in last.retrieved[:1]]
+    if not cited:
+        return f"{question} (context: {history[-1].question})"
+    return f"{question} (about: {cited[0]})"
+
+
+def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
+    sources = "\n\n".join(
+        SOURCE_TEMPLATE.format(
+            number=ev.number,
+            # Quote the data so a title or abstract cannot close the tag and speak as us.
+            title=html.escape(ev.paper.display_title, quote=True),
+            text=ev.text.replace("</source>", "</ source>"),
+        )
+        for ev in evidence
+    )
+    user = USER_TEMPLATE.format(sources=sources, question=question, refusal=REFUSAL)
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+class Pipeline:
+    """The answering engine. Components default to the settings' ones and can be passed in
+    (tests pass fakes); they are built lazily so `--help` and the UI start fast."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: Store | None = None,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+    ):
+        self.settings = settings or Settings()
+        self._embedder, self._store, self._llm = embedder, store, llm
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._embedder or embedder_from_settings(self.settings)
+
+    @cached_property
+    def store(self) -> Store:
+        return self._store or store_from_settings(self.settings, self.embedder)
+
+    @cached_property
+    def retriever(self) -> HybridRetriever:
+        s = self.settings
+        return HybridRetriever(self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k)
+
+    def llm(self, backend: str | None = None) -> LLM:
+        if self._llm is not None and backend in (None, self._llm.backend):
+            return self._llm
+        return llm_from_settings(self.settings, backend)
+
+    def validate(self, question: str) -> str:
+        question = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", " ", question or "").strip()
+        if not question:
+            raise InputError("Please type a question.")
+        limit = self.settings.max_question_chars
+        if len(question) > limit:
+            raise InputError(f"The question is {len(question):,} characters long; the limit is {limit:,}.")
+        return question
+
+    def search(
+        self, query: str, k: int | None = None, query_vector: list[float] | None = None
+    ) -> list[SearchResult]:
+        s = self.settings
+        self.store.check_fingerprint()
+        return search(
+            query, self.store, self.embedder, k=k or s.top_k,
+            candidate_multiplier=s.candidate_multiplier, retriever=self.retriever,
+            query_vector=query_vector,
+        )
+
+    def stream(
+        self,
+        question: str,
+        *,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        backend: str | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[Event]:
+        s = self.settings
+        started = time.perf_counter()
+        question = self.validate(question)
+        query = standalone_query(question, history)
+        qvec = self.embedder.embed(query)
+        results = self.search(query, k or s.answer_k, query_vector=qvec)
+        timings = Timings(retrieval=time.perf_counter() - started)
+        yield SourcesEvent(query, results)
+
+        def finish(**fields) -> AnswerEvent:
+            timings.total = time.perf_counter() - started
+            base = dict(question=question, text="", citations=[], sentences=[], abstained=False,
+                        retrieved=results, timings=timings, query=query)
+            return AnswerEvent(Answer(**{**base, **fields}))
+
+        relevance = max((r.relevance for r in results), default=0.0)
+        if relevance < s.min_relevance:
+            yield finish(text=REFUSAL, abstained=True,
+                         abstain_reason=f"no passage is relevant enough (best {relevance:.2f} < {s.min_relevance:.2f})")
+            return
+        evidence = select_evidence(question, qvec, results, self.embedder,
+                                   budget_tokens=s.context_tokens, min_relevance=0.0)
+        messages = build_messages(query if query != question else question, evidence)
+        pieces: list[str] = []
+        try:
+            llm = self.llm(backend)
+            for piece in llm.stream(messages, max_tokens=s.max_answer_tokens,
+                                    temperature=s.temperature if temperature is None else temperature):
+                if timings.first_token is None:
+                    timings.first_token = time.perf_counter() - started
+                pieces.append(piece)
+                yield TokenEvent(piece)
+        except LLMError as exc:
+            log.warning("LLM failed: %s", exc)
+            yield finish(text="".join(pieces), error=str(exc))
+            return
+        raw = "".join(pieces).strip()
+        prompt_tokens = _count(llm, messages)
+        if not raw or is_refusal(raw):
+            yield finish(text=REFUSAL, abstained=True, abstain_reason="the model found no answer in the sources",
+                         backend=llm.backend, model=llm.model, prompt_tokens=prompt_tokens)
+            return
+        checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
+        yield finish(text=checked.text, citations=checked.citations, sentences=checked.sentences,
+                     invented_citations=checked.invented, backend=llm.backend, model=llm.model,
+                     prompt_tokens=prompt_tokens)
+
+    def ask(self, question: str, **kwargs) -> Answer:
+        for event in self.stream(question, **kwargs):
+            if isinstance(event, AnswerEvent):
+                return event.answer
+        raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
+
+
+def _count(llm: LLM, messages: list[dict[str, str]]) -> int | None:
+    try:
+        return sum(llm.count_tokens(m["content"]) for m in messages)
+    except Exception:  # counting is informative only
+        return None

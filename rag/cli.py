@@ -1,0 +1,190 @@
+"""`citewise`: one thin command per verb. Heavy libraries are imported inside the commands so
+`citewise --help` answers at once."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import typer
+
+from rag.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Ask ICLR abstracts, get cited answers.")
+
+
+def _settings(**overrides) -> Settings:
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def _quiet_libraries() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+
+
+@app.command()
+def ingest(
+    paths: list[Path] = typer.Argument(None, help="Files or folders (default: seeds/)."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Re-embed everything from scratch."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Read, deduplicate, chunk and embed papers into the index (only what changed)."""
+    from tqdm import tqdm
+
+    from rag.embedding import embedder_from_settings
+    from rag.ingest import ingest as run_ingest
+    from rag.ingest import ingest_lock
+    from rag.store import StoreError, store_from_settings
+
+    _quiet_libraries()
+    settings = _settings()
+    paths = paths or [Path("seeds")]
+
+    def progress(items, total):
+        return tqdm(items, total=total, desc="embedding papers", unit="paper", disable=quiet or total == 0)
+
+    try:
+        embedder = embedder_from_settings(settings)
+        store = store_from_settings(settings, embedder)
+        with ingest_lock(settings.data_dir):
+            summary = run_ingest(
+                paths, store, embedder, chunk_tokens=settings.chunk_tokens,
+                overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress,
+            )
+    except (StoreError, RuntimeError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; the index keeps everything stored before the interruption", 130)
+    for err in summary.errors:
+        typer.secho(f"skipped {err}", fg=typer.colors.YELLOW, err=True)
+    for line in summary.lines():
+        typer.echo(line)
+
+
+@app.command()
+def search(
+    query: str = typer.Argument(..., help="What to look for."),
+    k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="Papers to return."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    mode: str = typer.Option(None, help="rrf (hybrid), dense or bm25."),
+) -> None:
+    """Hybrid (dense + BM25) search over the indexed papers."""
+    from rag.answer import Pipeline
+    from rag.store import StoreError
+
+    _quiet_libraries()
+    pipeline = Pipeline(_settings(fusion=mode))
+    try:
+        results = pipeline.search(query, k)
+    except (StoreError, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps({"query": query, "results": [r.to_json() for r in results]}, indent=2, ensure_ascii=False))
+        return
+    if not results:
+        typer.echo("No results: is the index empty? Run `citewise ingest`.")
+    for r in results:
+        typer.secho(f"{r.rank}. {r.paper.display_title}", bold=True)
+        typer.echo(f"   {r.paper.id}  score {r.score:.4f}  similarity {r.relevance:.2f}  {r.paper.url}")
+        typer.echo(f"   {r.best.chunk.text[:240]}{'…' if len(r.best.chunk.text) > 240 else ''}")
+        typer.echo(f"   from: {', '.join(r.paper.sources)}")
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="Your question."),
+    k: int = typer.Option(None, "--k", "-k", min=1, max=10, help="Papers used as sources."),
+    backend: str = typer.Option(None, help="auto, ollama, llamacpp or openai."),
+    as_json: bool = typer.Option(False, "--json", help="Print the Answer as JSON."),
+    no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
+) -> None:
+    """Answer a question from the indexed papers, with citations."""
+    from rag.answer import AnswerEvent, InputError, Pipeline, TokenEvent
+    from rag.llm import LLMError
+    from rag.store import StoreError
+
+    _quiet_libraries()
+    pipeline = Pipeline(_settings(llm_backend=backend))
+    stream = not (as_json or no_stream)
+    answer = None
+    try:
+        for event in pipeline.stream(question, k=k):
+            if isinstance(event, TokenEvent) and stream:
+                typer.echo(event.text, nl=False)
+            elif isinstance(event, AnswerEvent):
+                answer = event.answer
+    except (InputError, StoreError, LLMError) as exc:
+        _fail(str(exc))
+    assert answer is not None
+    if as_json:
+        typer.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+        return
+    if stream:
+        typer.echo("\n")
+    typer.echo(answer.text)
+    if answer.error:
+        typer.secho(f"\nThe model failed: {answer.error}", fg=typer.colors.RED, err=True)
+    typer.echo("")
+    if answer.citations:
+        typer.secho("Sources:", bold=True)
+        for c in answer.citations:
+            typer.echo(f"[{c.number}] {c.title} {c.url}".rstrip())
+            typer.echo(f"    \"{c.passage}\"  ({', '.join(c.sources)})")
+    elif answer.retrieved:
+        typer.secho("Closest papers:", bold=True)
+        for r in answer.retrieved:
+            typer.echo(f"- {r.paper.display_title} {r.paper.url}".rstrip())
+    unsupported = [s for s in answer.sentences if not s.supported]
+    if unsupported:
+        typer.secho(f"{len(unsupported)} sentence(s) not supported by any source.", fg=typer.colors.YELLOW)
+    t = answer.timings
+    first = f"{t.first_token:.1f}s" if t.first_token is not None else "-"
+    typer.echo(f"\n[{answer.backend or 'no LLM'}:{answer.model}] sources {t.retrieval:.2f}s, first token {first}, total {t.total:.1f}s")
+
+
+@app.command()
+def chat(
+    host: str = typer.Option(None, help="Address to bind (default 127.0.0.1)."),
+    port: int = typer.Option(None, help="Port (default 7860)."),
+) -> None:
+    """Open the chat page in the browser."""
+    from ui.app import main
+
+    _quiet_libraries()
+    main(_settings(ui_host=host, ui_port=port))
+
+
+@app.command()
+def models(name: str = typer.Argument(None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL).")) -> None:
+    """Assemble and verify a shipped GGUF model (done automatically on first use)."""
+    from rag.llm import LLMError
+    from rag.llm.models import shipped_model_path
+
+    settings = _settings()
+    try:
+        path = shipped_model_path(name or settings.model, settings.models_dir)
+    except LLMError as exc:
+        _fail(str(exc))
+    typer.echo(f"{name or settings.model}: {path} (sha256 verified)")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
