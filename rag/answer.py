@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 _REFUSAL_RE = re.compile(r"^\W*(" + "|".join(REFUSAL_PATTERNS) + ")", re.I)
 _ANAPHORA = re.compile(
     r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
-    r"the model|the approach|he|she)\b", re.I,
+    r"the model|the approach|he|she)\b",
+    re.I,
 )
 
 
@@ -90,7 +91,7 @@ def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, st
         )
         for ev in evidence
     )
-    user = USER_TEMPLATE.format(sources=sources, question=question, refusal=REFUSAL)
+    user = USER_TEMPLATE.format(sources=sources, question=question)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -142,8 +143,12 @@ class Pipeline:
         s = self.settings
         self.store.check_fingerprint()
         return search(
-            query, self.store, self.embedder, k=k or s.top_k,
-            candidate_multiplier=s.candidate_multiplier, retriever=self.retriever,
+            query,
+            self.store,
+            self.embedder,
+            k=k or s.top_k,
+            candidate_multiplier=s.candidate_multiplier,
+            retriever=self.retriever,
             query_vector=query_vector,
         )
 
@@ -167,23 +172,38 @@ class Pipeline:
 
         def finish(**fields) -> AnswerEvent:
             timings.total = time.perf_counter() - started
-            base = dict(question=question, text="", citations=[], sentences=[], abstained=False,
-                        retrieved=results, timings=timings, query=query)
+            base = dict(
+                question=question,
+                text="",
+                citations=[],
+                sentences=[],
+                abstained=False,
+                retrieved=results,
+                timings=timings,
+                query=query,
+            )
             return AnswerEvent(Answer(**{**base, **fields}))
 
         relevance = max((r.relevance for r in results), default=0.0)
         if relevance < s.min_relevance:
-            yield finish(text=REFUSAL, abstained=True,
-                         abstain_reason=f"no passage is relevant enough (best {relevance:.2f} < {s.min_relevance:.2f})")
+            yield finish(
+                text=REFUSAL,
+                abstained=True,
+                abstain_reason=f"no passage is relevant enough (best {relevance:.2f} < {s.min_relevance:.2f})",
+            )
             return
-        evidence = select_evidence(question, qvec, results, self.embedder,
-                                   budget_tokens=s.context_tokens, min_relevance=0.0)
+        evidence = select_evidence(
+            question, qvec, results, self.embedder, budget_tokens=s.context_tokens, min_relevance=0.0
+        )
         messages = build_messages(query if query != question else question, evidence)
         pieces: list[str] = []
         try:
             llm = self.llm(backend)
-            for piece in llm.stream(messages, max_tokens=s.max_answer_tokens,
-                                    temperature=s.temperature if temperature is None else temperature):
+            for piece in llm.stream(
+                messages,
+                max_tokens=s.max_answer_tokens,
+                temperature=s.temperature if temperature is None else temperature,
+            ):
                 if timings.first_token is None:
                     timings.first_token = time.perf_counter() - started
                 pieces.append(piece)
@@ -195,13 +215,25 @@ class Pipeline:
         raw = "".join(pieces).strip()
         prompt_tokens = _count(llm, messages)
         if not raw or is_refusal(raw):
-            yield finish(text=REFUSAL, abstained=True, abstain_reason="the model found no answer in the sources",
-                         backend=llm.backend, model=llm.model, prompt_tokens=prompt_tokens)
+            yield finish(
+                text=REFUSAL,
+                abstained=True,
+                abstain_reason="the model found no answer in the sources",
+                backend=llm.backend,
+                model=llm.model,
+                prompt_tokens=prompt_tokens,
+            )
             return
         checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
-        yield finish(text=checked.text, citations=checked.citations, sentences=checked.sentences,
-                     invented_citations=checked.invented, backend=llm.backend, model=llm.model,
-                     prompt_tokens=prompt_tokens)
+        yield finish(
+            text=checked.text,
+            citations=checked.citations,
+            sentences=checked.sentences,
+            invented_citations=checked.invented,
+            backend=llm.backend,
+            model=llm.model,
+            prompt_tokens=prompt_tokens,
+        )
 
     def ask(self, question: str, **kwargs) -> Answer:
         for event in self.stream(question, **kwargs):

@@ -15,7 +15,12 @@ from rag.evidence import Evidence, Sentence, content_words
 from rag.types import AnswerSentence, Citation
 
 MARKER = re.compile(r"\[\s*(?:(?:sources?|ref)\s*)?(\d+(?:\s*[,;]\s*(?:(?:sources?)\s*)?\d+)*)\s*\]", re.I)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers as digit strings ("6,800" == "6800"; "50%" and "50\\%" both give "50")."""
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
 
 
 def parse_markers(text: str) -> list[int]:
@@ -38,8 +43,8 @@ def support(sentence: str, vector: np.ndarray, ev_sentence: Sentence, source_tex
     words = content_words(sentence)
     lexical = len(words & content_words(ev_sentence.text)) / len(words) if words else 0.0
     score = 0.6 * cos + 0.4 * lexical
-    numbers = set(_NUMBER.findall(sentence))
-    if numbers and not numbers <= set(_NUMBER.findall(source_text)):
+    stated = numbers(sentence)
+    if stated and not stated <= numbers(source_text):
         score *= 0.5
     return score
 
@@ -112,8 +117,17 @@ def check_citations(
         ev = offered[old]
         score, passage = best_passage.get(old) or _best(" ".join(s.text for s in sentences), vectors[0], ev)
         citations.append(
-            Citation(new, ev.paper.id, ev.paper.display_title, ev.paper.url, ev.paper.sources,
-                     passage.text, passage.start, passage.end, round(score, 4))
+            Citation(
+                new,
+                ev.paper.id,
+                ev.paper.display_title,
+                ev.paper.url,
+                ev.paper.sources,
+                passage.text,
+                passage.start,
+                passage.end,
+                round(score, 4),
+            )
         )
     for s in sentences:
         s.citations = [renumber[n] for n in s.citations]
@@ -128,6 +142,6 @@ def render_text(sentences: list[AnswerSentence]) -> str:
         text = s.text
         if marks:
             m = re.search(r"[.!?]+[\"')]*$", text)
-            text = f"{text[: m.start()]} {marks}{text[m.start():]}" if m else f"{text} {marks}"
+            text = f"{text[: m.start()]} {marks}{text[m.start() :]}" if m else f"{text} {marks}"
         out.append(text)
     return " ".join(out)

@@ -62,8 +62,13 @@ def ingest(
         store = store_from_settings(settings, embedder)
         with ingest_lock(settings.data_dir):
             summary = run_ingest(
-                paths, store, embedder, chunk_tokens=settings.chunk_tokens,
-                overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress,
+                paths,
+                store,
+                embedder,
+                chunk_tokens=settings.chunk_tokens,
+                overlap_sentences=settings.chunk_overlap_sentences,
+                rebuild=rebuild,
+                progress=progress,
             )
     except (StoreError, RuntimeError) as exc:
         _fail(str(exc))
@@ -93,7 +98,11 @@ def search(
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
-        typer.echo(json.dumps({"query": query, "results": [r.to_json() for r in results]}, indent=2, ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {"query": query, "results": [r.to_json() for r in results]}, indent=2, ensure_ascii=False
+            )
+        )
         return
     if not results:
         typer.echo("No results: is the index empty? Run `citewise ingest`.")
@@ -143,7 +152,7 @@ def ask(
         typer.secho("Sources:", bold=True)
         for c in answer.citations:
             typer.echo(f"[{c.number}] {c.title} {c.url}".rstrip())
-            typer.echo(f"    \"{c.passage}\"  ({', '.join(c.sources)})")
+            typer.echo(f'    "{c.passage}"  ({", ".join(c.sources)})')
     elif answer.retrieved:
         typer.secho("Closest papers:", bold=True)
         for r in answer.retrieved:
@@ -153,7 +162,9 @@ def ask(
         typer.secho(f"{len(unsupported)} sentence(s) not supported by any source.", fg=typer.colors.YELLOW)
     t = answer.timings
     first = f"{t.first_token:.1f}s" if t.first_token is not None else "-"
-    typer.echo(f"\n[{answer.backend or 'no LLM'}:{answer.model}] sources {t.retrieval:.2f}s, first token {first}, total {t.total:.1f}s")
+    typer.echo(
+        f"\n[{answer.backend or 'no LLM'}:{answer.model}] sources {t.retrieval:.2f}s, first token {first}, total {t.total:.1f}s"
+    )
 
 
 @app.command()
@@ -169,7 +180,9 @@ def chat(
 
 
 @app.command()
-def models(name: str = typer.Argument(None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL).")) -> None:
+def models(
+    name: str = typer.Argument(None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL)."),
+) -> None:
     """Assemble and verify a shipped GGUF model (done automatically on first use)."""
     from rag.llm import LLMError
     from rag.llm.models import shipped_model_path

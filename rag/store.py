@@ -119,9 +119,7 @@ class Store:
         if col is None:
             return
         meta = col.metadata or {}
-        diff = {
-            k: (meta.get(k), v) for k, v in self.fingerprint.items() if meta.get(k) != v
-        }
+        diff = {k: (meta.get(k), v) for k, v in self.fingerprint.items() if meta.get(k) != v}
         if diff:
             detail = ", ".join(f"{k}: index has {a!r}, settings say {b!r}" for k, (a, b) in diff.items())
             raise StaleIndexError(
@@ -286,8 +284,16 @@ def stored_chunk(meta: dict[str, Any], doc: str | None) -> StoredChunk:
     text = doc or ""
     # Documents hold "title. chunk" (what was embedded); offsets recover the chunk alone.
     length = int(meta["end"]) - int(meta["start"])
-    chunk = Chunk(meta["paper_id"], int(meta["position"]), text[len(text) - length :], int(meta["start"]), int(meta["end"]))
-    return StoredChunk(chunk, meta["paper_id"], meta.get("title", ""), meta.get("url", ""), json.loads(meta["sources"]))
+    chunk = Chunk(
+        meta["paper_id"],
+        int(meta["position"]),
+        text[len(text) - length :],
+        int(meta["start"]),
+        int(meta["end"]),
+    )
+    return StoredChunk(
+        chunk, meta["paper_id"], meta.get("title", ""), meta.get("url", ""), json.loads(meta["sources"])
+    )
 
 
 def store_from_settings(settings, embedder) -> Store:

@@ -32,7 +32,11 @@ Message = dict[str, Any]
 
 
 def _query_note(query: str) -> Message:
-    return {"role": "assistant", "content": query, "metadata": {"title": "🔎 Searched for (follow-up rewritten)"}}
+    return {
+        "role": "assistant",
+        "content": query,
+        "metadata": {"title": "🔎 Searched for (follow-up rewritten)"},
+    }
 
 
 def _reply(content: str, query: str, question: str) -> list[Message]:
@@ -58,8 +62,9 @@ def respond(
     msg_id = uuid.uuid4().hex[:8]
     question, query, results, text = message, message, [], ""
     try:
-        for event in pipeline.stream(message, history=turns, k=int(k), backend=backend,
-                                     temperature=float(temperature)):
+        for event in pipeline.stream(
+            message, history=turns, k=int(k), backend=backend, temperature=float(temperature)
+        ):
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
                 yield _reply(render_sources_pending(results), query, question), turns
@@ -77,8 +82,16 @@ def respond(
         yield [{"role": "assistant", "content": f"⚠️ {exc}"}], turns
     except Exception:  # the page must keep serving; the traceback goes to the server log
         log.exception("chat handler failed")
-        yield [{"role": "assistant", "content": "⚠️ Something went wrong while answering; "
-                "the error was logged on the server. Please try again."}], turns
+        yield (
+            [
+                {
+                    "role": "assistant",
+                    "content": "⚠️ Something went wrong while answering; "
+                    "the error was logged on the server. Please try again.",
+                }
+            ],
+            turns,
+        )
 
 
 def status_line(pipeline: Pipeline) -> str:
@@ -88,10 +101,13 @@ def status_line(pipeline: Pipeline) -> str:
     except StoreError as exc:
         index = f"unavailable ({exc})"
     s = pipeline.settings
-    llm = {"auto": "auto (Ollama if reachable, else embedded)", "llamacpp": f"embedded {s.model}",
-           "ollama": f"Ollama {s.ollama_model}", "openai": f"OpenAI-compatible {s.openai_model}"}
-    return (f"**Index:** {index} · **Embedder:** {pipeline.embedder.model_id} · "
-            f"**LLM:** {llm[s.llm_backend]}")
+    llm = {
+        "auto": "auto (Ollama if reachable, else embedded)",
+        "llamacpp": f"embedded {s.model}",
+        "ollama": f"Ollama {s.ollama_model}",
+        "openai": f"OpenAI-compatible {s.openai_model}",
+    }
+    return f"**Index:** {index} · **Embedder:** {pipeline.embedder.model_id} · **LLM:** {llm[s.llm_backend]}"
 
 
 def create_app(pipeline: Pipeline):
@@ -130,7 +146,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
     demo = create_app(pipeline)
     auth = tuple(settings.ui_auth.split(":", 1)) if settings.ui_auth else None
     demo.queue(default_concurrency_limit=4)
-    return demo.launch(
+    demo.launch(
         server_name=settings.ui_host,
         server_port=settings.ui_port,
         share=settings.ui_share,
@@ -140,6 +156,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
         footer_links=["api"],
         quiet=not block,
     )
+    return demo
 
 
 if __name__ == "__main__":

@@ -60,15 +60,12 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         )
         return body + "\n\n---\n" + render_closest(answer.retrieved)
     if answer.abstained:
-        return (
-            f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n---\n"
-            + render_closest(answer.retrieved)
+        return f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n---\n" + render_closest(
+            answer.retrieved
         )
     parts = []
     for s in answer.sentences:
-        marks = "".join(
-            f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>' for n in s.citations
-        )
+        marks = "".join(f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>' for n in s.citations)
         text = esc(s.text)
         if not s.supported:
             text = (
@@ -85,8 +82,10 @@ def render_answer(answer: Answer, msg_id: str) -> str:
             f"</small><br><small>from {html.escape(origin)} · support {c.score:.2f}</small></div>\n"
         )
     if answer.invented_citations:
-        lines.append(f"<sub>{answer.invented_citations} citation(s) to sources that were never "
-                     "offered were removed.</sub>")
+        lines.append(
+            f"<sub>{answer.invented_citations} citation(s) to sources that were never "
+            "offered were removed.</sub>"
+        )
     return "\n".join(lines)
 
 

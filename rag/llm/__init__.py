@@ -38,8 +38,10 @@ def llm_from_settings(settings: Settings, backend: str | None = None) -> LLM:
             from rag.llm.openai_compat import OpenAICompatLLM
 
             return OpenAICompatLLM(
-                settings.openai_base_url, settings.openai_model,
-                api_key=settings.openai_api_key, timeout=settings.llm_timeout,
+                settings.openai_base_url,
+                settings.openai_model,
+                api_key=settings.openai_api_key,
+                timeout=settings.llm_timeout,
             )
         from rag.llm.ollama import OllamaLLM
 
@@ -51,6 +53,9 @@ def llm_from_settings(settings: Settings, backend: str | None = None) -> LLM:
         if ollama.available():
             log.info("LLM: Ollama at %s with %s", settings.ollama_host, settings.ollama_model)
             return ollama
-        log.info("LLM: no Ollama with %s at %s; using the embedded llama.cpp model",
-                 settings.ollama_model, settings.ollama_host)
+        log.info(
+            "LLM: no Ollama with %s at %s; using the embedded llama.cpp model",
+            settings.ollama_model,
+            settings.ollama_host,
+        )
         return _embedded(settings)

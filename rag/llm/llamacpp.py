@@ -35,9 +35,7 @@ class LlamaCppLLM(LLM):
                 try:
                     from llama_cpp import Llama
                 except ImportError as exc:
-                    raise LLMError(
-                        "llama-cpp-python is not installed: run `make install`."
-                    ) from exc
+                    raise LLMError("llama-cpp-python is not installed: run `make install`.") from exc
                 try:
                     # chat_format=None: llama-cpp-python uses the template stored in the GGUF.
                     self._llama = Llama(

@@ -21,7 +21,9 @@ class OllamaLLM(LLM):
         try:
             listing = self.client.list()
         except Exception as exc:
-            raise LLMError(f"Ollama is not reachable at {self.host}: {exc}. Start it with `ollama serve`.") from exc
+            raise LLMError(
+                f"Ollama is not reachable at {self.host}: {exc}. Start it with `ollama serve`."
+            ) from exc
         return [m.model for m in listing.models if m.model]
 
     def available(self) -> bool:

@@ -26,7 +26,9 @@ class OpenAICompatLLM(LLM):
             r.raise_for_status()
             return [m["id"] for m in r.json().get("data", [])]
         except (httpx.HTTPError, ValueError, KeyError) as exc:
-            raise LLMError(f"The OpenAI-compatible server at {self.base_url} is not reachable: {exc}") from exc
+            raise LLMError(
+                f"The OpenAI-compatible server at {self.base_url} is not reachable: {exc}"
+            ) from exc
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
@@ -40,7 +42,10 @@ class OpenAICompatLLM(LLM):
         }
         try:
             with httpx.stream(
-                "POST", f"{self.base_url}/chat/completions", json=body, headers=self.headers,
+                "POST",
+                f"{self.base_url}/chat/completions",
+                json=body,
+                headers=self.headers,
                 timeout=httpx.Timeout(self.timeout, connect=5),
             ) as r:
                 if r.status_code >= 400:

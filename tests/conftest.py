@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.answer import Pipeline
+from rag.ingest import ingest
+from rag.settings import Settings
+from rag.store import Store
+from tests.fakes import FakeEmbedder, FakeLLM
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+
+PAPERS = [
+    {
+        "id": "p-entropy",
+        "title": "Knowledge Entropy Decay",
+        "url": "https://example.org/entropy",
+        "abstract": "We study knowledge entropy during pretraining. Knowledge entropy declines steadily "
+        "as pretraining advances. Lower entropy impairs knowledge acquisition and retention.",
+    },
+    {
+        "id": "p-moe",
+        "title": "MoE Routers as Embeddings",
+        "abstract": "Mixture-of-experts routers carry semantic signals. Routing weights serve as embeddings "
+        "without finetuning. The method improves embedding benchmarks by 10.5 percent.",
+    },
+    {
+        "id": "p-graph",
+        "title": "Graph Transformers at Scale",
+        "abstract": "Graph transformers struggle with large graphs. We propose sparse attention over "
+        "neighbourhoods. It scales to graphs with 100 million nodes.",
+    },
+]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write_jsonl(folder / "papers_a.jsonl", PAPERS)
+    return folder
+
+
+@pytest.fixture
+def embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path, embedder) -> Store:
+    return Store(tmp_path / "chroma", fingerprint={"embedder": embedder.model_id, "chunk_tokens": 60})
+
+
+@pytest.fixture
+def indexed(store, embedder, corpus) -> Store:
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    return store
+
+
+def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) -> tuple[Pipeline, FakeLLM]:
+    llm = FakeLLM(replies)
+    opts = {"min_relevance": 0.2, "support_threshold": 0.3, "data_dir": store.chroma_dir.parent, **settings}
+    return Pipeline(Settings(**opts), store=store, embedder=embedder, llm=llm), llm

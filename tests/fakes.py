@@ -1,0 +1,68 @@
+"""Fakes for fast unit tests of logic: a deterministic embedder and an LLM with queued replies.
+The real model, store and LLM are covered in tests/integration."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Iterator, Sequence
+
+from rag.embedding import Embedder
+from rag.llm.base import LLM, LLMError, Message
+
+
+class FakeEmbedder(Embedder):
+    """Bag of hashed (crudely stemmed) words: texts sharing words are similar, deterministically."""
+
+    model_id = "fake-embedder"
+    dims = 256
+
+    def __init__(self):
+        self.calls = 0
+        self.texts_embedded = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        out = []
+        for text in texts:
+            vec = [0.0] * self.dims
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                word = word[:6]
+                vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dims] += 1.0
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+class FakeLLM(LLM):
+    """Replies from a queue, streamed word by word; remembers every prompt it was sent."""
+
+    backend = "fake"
+    model = "fake-llm"
+
+    def __init__(self, replies: Sequence[str | Exception] = ()):
+        self.replies = list(replies)
+        self.prompts: list[list[Message]] = []
+
+    def stream(
+        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+    ) -> Iterator[str]:
+        self.prompts.append(messages)
+        if not self.replies:
+            raise AssertionError("FakeLLM was called but no reply is queued")
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        for i, word in enumerate(reply.split(" ")):
+            yield word if i == 0 else " " + word
+
+
+class BrokenLLM(LLM):
+    backend = "broken"
+    model = "none"
+
+    def stream(self, messages, **kwargs):
+        raise LLMError("Ollama is not reachable at http://127.0.0.1:1; start it with `ollama serve`.")
+        yield ""  # pragma: no cover

@@ -1,0 +1,43 @@
+"""Real components: the shipped embedding model, a real Chroma on disk, the real llama.cpp."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from rag.embedding import embedder_from_settings
+from rag.ingest import ingest
+from rag.settings import Settings
+from rag.store import store_from_settings
+from tests.conftest import ROOT, SEEDS
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def seed_dir(tmp_path_factory) -> Path:
+    """A data directory with the seeds indexed by the real model (built once per test run)."""
+    data = tmp_path_factory.mktemp("seed-index")
+    settings = Settings(data_dir=data)
+    embedder = embedder_from_settings(settings)
+    summary = ingest(
+        [SEEDS],
+        store_from_settings(settings, embedder),
+        embedder,
+        chunk_tokens=settings.chunk_tokens,
+        overlap_sentences=settings.chunk_overlap_sentences,
+    )
+    assert summary.papers == 53 and summary.duplicates_merged == 4 and not summary.errors
+    return data
+
+
+@pytest.fixture(scope="session")
+def seed_settings(seed_dir) -> Settings:
+    # The shipped models are assembled into ./data/models by `make install`; reuse them.
+    return Settings(data_dir=seed_dir, models_path=ROOT / "data" / "models")

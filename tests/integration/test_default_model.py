@@ -1,0 +1,53 @@
+"""The default embedded model (Qwen2.5-Coder-1.5B) on seed questions: slow, still run by CI."""
+
+import re
+
+import pytest
+
+from rag.answer import Pipeline
+
+pytestmark = pytest.mark.slow
+
+CASES = [
+    # question, paper that must be cited, a fact the answer must contain (regex)
+    (
+        "How does knowledge entropy change as language model pretraining progresses?",
+        "eHehzSDUFp",
+        r"declin|decreas|decay|lower|reduc",
+    ),
+    (
+        "How many time points are in the Time-300B dataset used to pre-train Time-MoE?",
+        "e1wDDFmlVu",
+        r"300 ?billion|300B",
+    ),
+    ("What perplexity does STBLLM reach at 0.55 bits per weight?", "6XUSDvBFkV", r"11\.07"),
+    ("How many recording hours does the BirdSet training data contain?", "dRXxFEY8ZE", r"6,?800"),
+    ("What model-wide activation sparsity does TEAL achieve?", "dGVZwyq5tV", r"40"),
+]
+UNANSWERABLE = [
+    "What is the recipe for a good sourdough bread?",
+    "Which football club won the 1998 World Cup final?",
+]
+
+
+@pytest.fixture(scope="module")
+def pipeline(seed_settings):
+    return Pipeline(seed_settings.model_copy(update={"llm_backend": "llamacpp", "model": "qwen1.5b"}))
+
+
+@pytest.mark.parametrize("question,paper_id,fact", CASES)
+def test_default_model_answers_and_cites_the_right_paper(pipeline, question, paper_id, fact):
+    answer = pipeline.ask(question)
+    assert not answer.abstained, answer.text
+    assert re.search(fact, answer.text, re.I), answer.text
+    assert paper_id in {c.paper_id for c in answer.citations}, answer.to_json()["citations"]
+    assert answer.citations[0].passage in answer.retrieved[0].paper.abstract or any(
+        c.passage in r.paper.abstract for c in answer.citations for r in answer.retrieved
+    )
+
+
+@pytest.mark.parametrize("question", UNANSWERABLE)
+def test_default_model_refuses_what_the_papers_do_not_say(pipeline, question):
+    answer = pipeline.ask(question)
+    assert answer.abstained, answer.text
+    assert answer.retrieved  # closest papers are still offered

@@ -1,0 +1,98 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rag.citations import attach_trailing_markers, check_citations, parse_markers, strip_markers
+from rag.evidence import select_evidence
+from rag.types import Chunk, Paper, Passage, SearchResult
+from tests.conftest import PAPERS
+from tests.fakes import FakeEmbedder
+
+
+def _results():
+    out = []
+    for i, row in enumerate(PAPERS, 1):
+        paper = Paper(id=row["id"], abstract=row["abstract"], title=row["title"], sources=[f"f#{i}"])
+        chunk = Chunk(paper.id, 0, paper.abstract, 0, len(paper.abstract))
+        out.append(SearchResult(i, paper, 1.0 / i, [Passage(chunk, paper, 1.0 / i, 0.5)]))
+    return out
+
+
+def _evidence(question="knowledge entropy pretraining routers graphs", budget=400):
+    emb = FakeEmbedder()
+    return emb, select_evidence(
+        question, emb.embed(question), _results(), emb, budget_tokens=budget, keep_within=10
+    )
+
+
+def test_parse_and_strip_markers():
+    assert parse_markers("A [1]. B [2, 3] and [Source 4][5].") == [1, 2, 3, 4, 5]
+    assert strip_markers("Entropy declines [1].") == "Entropy declines."
+    assert attach_trailing_markers("It declines. [1] Next.") == "It declines [1]. Next."
+
+
+def test_invented_numbers_are_removed_and_counted():
+    emb, ev = _evidence()
+    checked = check_citations(
+        "Knowledge entropy declines as pretraining advances [7].", ev, emb, threshold=0.3
+    )
+    assert checked.invented == 1
+    assert "[7]" not in checked.text
+    # the sentence is still attributed to the entropy paper
+    assert checked.citations[0].paper_id == "p-entropy"
+
+
+def test_missing_marker_gets_the_supporting_source():
+    emb, ev = _evidence()
+    checked = check_citations(
+        "Graph transformers scale to graphs with 100 million nodes.", ev, emb, threshold=0.3
+    )
+    s = checked.sentences[0]
+    assert s.attributed and s.supported and s.citations == [1]
+    assert checked.citations[0].paper_id == "p-graph"
+    assert checked.citations[0].passage == "It scales to graphs with 100 million nodes."
+    assert checked.text.endswith("nodes [1].")
+
+
+def test_wrong_citation_is_moved_to_the_supporting_source():
+    emb, ev = _evidence()
+    n_moe = next(e.number for e in ev if e.paper.id == "p-moe")
+    n_entropy = next(e.number for e in ev if e.paper.id == "p-entropy")
+    checked = check_citations(
+        f"Routing weights serve as embeddings without finetuning [{n_entropy}].", ev, emb, threshold=0.3
+    )
+    assert checked.citations[0].paper_id == "p-moe" and n_moe != n_entropy
+
+
+def test_unsupported_sentence_is_marked():
+    emb, ev = _evidence()
+    checked = check_citations(
+        "Bananas are rich in potassium and grow in tropical climates [1].", ev, emb, threshold=0.3
+    )
+    assert checked.sentences[0].supported is False
+
+
+def test_wrong_number_lowers_support():
+    emb, ev = _evidence()
+    right = check_citations(
+        "The method improves embedding benchmarks by 10.5 percent.", ev, emb, threshold=0.3
+    )
+    wrong = check_citations(
+        "The method improves embedding benchmarks by 47.5 percent.", ev, emb, threshold=0.3
+    )
+    assert wrong.sentences[0].score < right.sentences[0].score
+
+
+def test_evidence_respects_budget_and_keeps_best_sentence_per_paper():
+    _, ev = _evidence("To how many nodes does it scale?", budget=40)
+    assert ev[0].paper.id == "p-graph" or any(e.paper.id == "p-graph" for e in ev)
+    graph = next(e for e in ev if e.paper.id == "p-graph")
+    assert "100 million nodes" in graph.text
+    total = sum(len(e.text) // 4 + 1 for e in ev)
+    assert total <= 40 + 12 * len(ev)
+
+
+@given(st.text(max_size=300))
+def test_citation_parser_never_crashes(text):
+    numbers = parse_markers(text)
+    assert all(isinstance(n, int) for n in numbers)
+    assert "[" not in strip_markers(text) or not parse_markers(strip_markers(text))

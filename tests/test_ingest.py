@@ -1,0 +1,97 @@
+import json
+
+import pytest
+
+from rag.ingest import dedupe, ingest
+from rag.readers import read_paths
+from rag.store import StaleIndexError, Store
+from tests.conftest import PAPERS, SEEDS, write_jsonl
+
+
+def test_dedupe_merges_seed_repeats_and_keeps_all_sources():
+    papers, merged = dedupe(read_paths([SEEDS]).papers)
+    assert (len(papers), merged) == (53, 4)
+    repeated = [p for p in papers if len(p.sources) > 1]
+    assert len(repeated) == 4
+    assert all(len({s.split("#")[0] for s in p.sources}) == 2 for p in repeated)
+
+
+def test_ingest_then_reingest_embeds_nothing(store, embedder, corpus):
+    first = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert (first.papers, first.papers_new, first.chunks_embedded > 0) == (3, 3, True)
+    before = embedder.texts_embedded
+    second = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert second.chunks_embedded == 0 and second.papers_unchanged == 3
+    assert embedder.texts_embedded == before
+    assert "up to date" in "\n".join(second.lines())
+    assert store.stats()["papers"] == 3
+
+
+def test_changed_paper_is_embedded_alone(store, embedder, corpus):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    rows = [dict(r) for r in PAPERS]
+    rows[1]["abstract"] += " A new closing sentence was added."
+    write_jsonl(corpus / "papers_a.jsonl", rows)
+    summary = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert (summary.papers_changed, summary.papers_unchanged, summary.papers_new) == (1, 2, 0)
+    stored = store.papers(["p-moe"])["p-moe"]
+    assert stored.abstract.endswith("was added.")
+    # old chunks of the changed paper are gone
+    ids = store.collection.get(where={"paper_id": "p-moe"}, include=[])["ids"]
+    hashes = {i.split("::")[1] for i in ids}
+    assert len(hashes) == 1
+
+
+def test_bad_file_does_not_lose_stored_papers(store, embedder, corpus):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    (corpus / "papers_a.jsonl").write_bytes(b"\x00\x00binary now")
+    summary = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert summary.errors and "binary" in str(summary.errors[0])
+    assert store.stats()["papers"] == 3
+
+
+def test_paper_removed_from_a_reread_file_is_deleted(store, embedder, corpus):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    write_jsonl(corpus / "papers_a.jsonl", PAPERS[:2])
+    summary = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert summary.papers_removed == 1
+    assert sorted(store.papers(["p-entropy", "p-moe", "p-graph"])) == ["p-entropy", "p-moe"]
+
+
+def test_same_paper_in_second_file_adds_a_source_without_embedding(store, embedder, corpus):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    write_jsonl(corpus / "papers_b.jsonl", [PAPERS[0]])
+    summary = ingest([corpus], store, embedder, chunk_tokens=60)
+    assert summary.chunks_embedded == 0 and summary.duplicates_merged == 1
+    assert store.papers(["p-entropy"])["p-entropy"].sources == ["papers_a.jsonl#0", "papers_b.jsonl#0"]
+
+
+def test_changed_settings_make_the_index_stale(tmp_path, store, embedder, corpus):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    other = Store(store.chroma_dir, fingerprint={"embedder": "other-model", "chunk_tokens": 60})
+    with pytest.raises(StaleIndexError, match="--rebuild"):
+        ingest([corpus], other, embedder, chunk_tokens=60)
+    summary = ingest([corpus], other, embedder, chunk_tokens=60, rebuild=True)
+    assert summary.papers_new == 3
+    other.check_fingerprint()  # no longer stale
+    assert other.stats() == {"papers": 3, "chunks": summary.chunks_embedded}
+
+
+def test_keyword_index_follows_chroma(indexed, embedder, corpus):
+    assert indexed.keyword_index().size == indexed.count()
+    write_jsonl(
+        corpus / "more.jsonl", [{"id": "p-new", "abstract": "Zebras sleep standing up. Quokkas smile."}]
+    )
+    ingest([corpus], indexed, embedder, chunk_tokens=60)
+    hits = indexed.keyword_index().search("quokkas", 3)
+    assert hits and hits[0][2]["paper_id"] == "p-new"
+    assert indexed.keyword_index().size == indexed.count()
+
+
+def test_chunk_metadata_keeps_offsets_and_title(indexed):
+    got = indexed.collection.get(include=["metadatas", "documents"])
+    for meta, doc in zip(got["metadatas"], got["documents"]):
+        paper = indexed.papers([meta["paper_id"]])[meta["paper_id"]]
+        assert doc.endswith(paper.abstract[meta["start"] : meta["end"]])
+        assert meta["title"] == paper.title
+        assert json.loads(meta["sources"]) == paper.sources

@@ -1,0 +1,30 @@
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from rag.retrieve import rrf, search
+
+
+def _hits(ids):
+    return [NodeWithScore(node=TextNode(id_=i, text=i, metadata={}), score=1.0) for i in ids]
+
+
+def test_rrf_rewards_agreement():
+    fused = rrf([_hits(["a", "b", "c"]), _hits(["c", "b", "d"])], k=60)
+    order = [h.node.node_id for h in fused]
+    # c (ranks 3 and 1) edges out b (2 and 2); both beat items only one list found
+    assert order == ["c", "b", "a", "d"]
+    assert abs(fused[0].score - (1 / 63 + 1 / 61)) < 1e-12
+    assert abs(fused[1].score - 2 / 62) < 1e-12
+
+
+def test_hybrid_search_groups_per_paper(indexed, embedder):
+    results = search("routing weights embeddings mixture-of-experts", indexed, embedder, k=2)
+    assert results[0].paper.id == "p-moe"
+    assert [r.rank for r in results] == [1, 2]
+    assert len({r.paper.id for r in results}) == 2
+    js = results[0].to_json()
+    assert set(js) >= {"rank", "paper_id", "title", "url", "score", "chunk_text", "sources"}
+
+
+def test_keyword_only_term_is_found_by_hybrid(indexed, embedder):
+    for mode in ("rrf", "bm25"):
+        assert search("neighbourhoods", indexed, embedder, k=1, mode=mode)[0].paper.id == "p-graph"

@@ -1,0 +1,71 @@
+from rag.answer import Turn
+from tests.conftest import make_pipeline
+from ui.app import respond
+from ui.render import esc, render_answer
+
+
+def _run(pipeline, message, history=(), turns=None):
+    return list(respond(message, list(history), 3, "fake", 0.1, turns, pipeline=pipeline))
+
+
+def test_sources_come_first_then_streamed_text_then_cited_answer(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+    )
+    outputs = _run(pipeline, "How does knowledge entropy change during pretraining?")
+    first = outputs[0][0][-1]["content"]
+    assert "Sources found" in first and "Knowledge Entropy Decay" in first
+    assert any("▌" in o[0][-1]["content"] for o in outputs[1:-1])
+    final, turns = outputs[-1]
+    html = final[-1]["content"]
+    assert 'class="cw-cite">[1]</a>' in html and "cw-source" in html and "<mark>" in html
+    assert len(turns) == 1 and isinstance(turns[0], Turn)
+
+
+def test_followup_shows_the_rewritten_query_and_keeps_sessions_apart(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed,
+        embedder,
+        ["Routing weights serve as embeddings [1].", "It improves benchmarks by 10.5 percent [1]."],
+    )
+    out1 = _run(pipeline, "Can mixture-of-experts routers be embeddings?")
+    turns = out1[-1][1]
+    history = [
+        {"role": "user", "content": "Can mixture-of-experts routers be embeddings?"},
+        {"role": "assistant", "content": "..."},
+    ]
+    out2 = _run(pipeline, "How much does it improve?", history, turns)
+    note, answer = out2[-1][0]
+    assert note["metadata"]["title"].startswith("🔎") and "MoE Routers" in note["content"]
+    assert "MoE Routers as Embeddings" in answer["content"]
+    # a cleared chat (empty history) drops the old turns: no cross-talk into a new conversation
+    pipeline2, _ = make_pipeline(indexed, embedder, ["x"])
+    out3 = _run(pipeline2, "How much does it improve?", [], turns)
+    assert len(out3[-1][0]) == 1  # no rewrite note: nothing to refer back to
+
+
+def test_errors_become_friendly_messages(indexed, embedder):
+    pipeline, _ = make_pipeline(indexed, embedder, [RuntimeError("boom")])
+    assert _run(pipeline, "")[-1][0][-1]["content"] == "⚠️ Please type a question."
+    out = _run(pipeline, "How does knowledge entropy change during pretraining?")
+    text = out[-1][0][-1]["content"]
+    assert "Something went wrong" in text and "Traceback" not in text and "boom" not in text
+
+
+def test_refusal_lists_closest_papers(indexed, embedder):
+    pipeline, _ = make_pipeline(indexed, embedder, [], min_relevance=0.99)
+    text = _run(pipeline, "What is the boiling point of tungsten?")[-1][0][-1]["content"]
+    assert "do not answer" in text and "Closest papers" in text
+
+
+def test_paper_text_is_escaped_never_raw_html(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+    )
+    answer = pipeline.ask("How does knowledge entropy change during pretraining?")
+    answer.citations[0].title = "<script>alert(1)</script>"
+    answer.sentences[0].text = "<img src=x onerror=alert(1)>"
+    html = render_answer(answer, "m1")
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html
+    assert esc("[a](javascript:x)") == "\\[a\\](javascript:x)"
