@@ -1,0 +1,172 @@
+"""`python -m bench`: measure ingest, search and answer speed on this machine and write
+docs/benchmarks.md. Medians of one run; the machine is noisy, so compare ratios within a run."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
+from rag.chunking import chunk_text, embedding_text
+from rag.embedding import SentenceTransformerEmbedder
+from rag.evidence import select_evidence
+from rag.ingest import dedupe, ingest
+from rag.readers import read_paths
+from rag.settings import Settings
+from rag.store import store_from_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = [
+    "How does knowledge entropy change as language model pretraining progresses?",
+    "How many time points are in the Time-300B dataset used to pre-train Time-MoE?",
+    "What perplexity does STBLLM reach at 0.55 bits per weight?",
+]
+SEARCHES = [
+    "Compressing LLM weights below one bit per parameter",
+    "Dataset of bird sound recordings for benchmarking audio classifiers",
+    "Keeping a million tokens of context by cascading key-value cache buffers",
+    "Making a model forget copyrighted or private facts at large scale",
+    "Zeroing small hidden-state activations without retraining to decode faster",
+] * 4
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def bench_ingest(data: Path) -> list[str]:
+    settings = Settings(data_dir=data)
+    embedder = SentenceTransformerEmbedder(threads=settings.torch_threads)
+    embedder.model  # load outside the timings
+    store = store_from_settings(settings, embedder)
+    summary = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
+    again = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
+    papers, _ = dedupe(read_paths([ROOT / "seeds"]).papers)
+    texts = [
+        embedding_text(p.title, c)
+        for p in papers
+        for c in chunk_text(
+            p.id,
+            p.abstract,
+            max_tokens=settings.chunk_tokens,
+            count_tokens=embedder.count_tokens,
+            reserved_tokens=embedder.count_tokens(p.title) + 3,
+        )
+    ]
+    t0 = time.perf_counter()
+    embedder.model.encode(texts, batch_size=settings.embed_batch_size, normalize_embeddings=True)
+    raw = time.perf_counter() - t0
+    pipeline_rate = summary.chunks_embedded / summary.seconds
+    raw_rate = len(texts) / raw
+    return [
+        "## Ingest (seeds: 3 files, 57 abstracts, 53 unique)",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| full ingest (read, dedupe, chunk, embed, store) | {summary.seconds:.1f} s for "
+        f"{summary.chunks_embedded} chunks = {pipeline_rate:.1f} chunks/s |",
+        f"| of which embedding | {summary.embed_seconds:.1f} s |",
+        f"| raw `SentenceTransformer.encode` of the same {len(texts)} texts | {raw:.1f} s = "
+        f"{raw_rate:.1f} chunks/s |",
+        f"| pipeline / raw throughput | {pipeline_rate / raw_rate:.2f} |",
+        f"| re-ingest, nothing changed | {again.seconds:.2f} s, {again.chunks_embedded} chunks embedded |",
+        "",
+    ]
+
+
+def bench_search(data: Path) -> list[str]:
+    pipeline = Pipeline(Settings(data_dir=data))
+    pipeline.search("warm up", 5)
+    times = []
+    for q in SEARCHES:
+        t0 = time.perf_counter()
+        pipeline.search(q, 5)
+        times.append(time.perf_counter() - t0)
+    return [
+        "## Search (query embedding + dense + BM25 + fusion, k=5, seeds index)",
+        "",
+        f"p50 {statistics.median(times) * 1000:.0f} ms, p95 {pct(times, 0.95) * 1000:.0f} ms over "
+        f"{len(times)} queries.",
+        "",
+    ]
+
+
+def bench_answers(data: Path, models: list[str]) -> list[str]:
+    lines = [
+        "## Answers (embedded llama.cpp, 2 threads, temperature 0)",
+        "",
+        "Prefill limit = llama.cpp's own time to process the same prompt (KV cache reset, 1 token "
+        "generated); the ratio compares our time to first token with it.",
+        "",
+        "| model | question | prompt tokens | sources shown | first token | prefill limit | ratio | total | "
+        "generated tokens/s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in models:
+        settings = Settings(
+            data_dir=data, models_path=ROOT / "data" / "models", llm_backend="llamacpp", model=model
+        )
+        pipeline = Pipeline(settings)
+        llm = pipeline.llm()
+        llm.complete([{"role": "user", "content": "hi"}], max_tokens=1)  # load outside the timings
+        for q in QUESTIONS:
+            llm.llama.reset()
+            t0 = time.perf_counter()
+            sources_at, answer = None, None
+            for event in pipeline.stream(q):
+                if isinstance(event, SourcesEvent):
+                    sources_at = time.perf_counter() - t0
+                elif isinstance(event, AnswerEvent):
+                    answer = event.answer
+            t = answer.timings
+            gen_tokens = llm.count_tokens(answer.text) if answer.text else 0
+            gen_rate = (
+                gen_tokens / (t.total - t.first_token) if t.first_token and t.total > t.first_token else 0
+            )
+            qv = pipeline.embedder.embed(q)
+            ev = select_evidence(
+                q, qv, answer.retrieved, pipeline.embedder, budget_tokens=settings.context_tokens
+            )
+            llm.llama.reset()
+            p0 = time.perf_counter()
+            llm.complete(build_messages(q, ev), max_tokens=1)
+            prefill = time.perf_counter() - p0
+            ft = t.first_token or float("nan")
+            lines.append(
+                f"| {model} | {q[:48]}… | {answer.prompt_tokens} | {sources_at:.2f} s | {ft:.1f} s | "
+                f"{prefill:.1f} s | {ft / prefill:.2f} | {t.total:.1f} s | {gen_rate:.1f} |"
+            )
+    lines.append("")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--models", nargs="*", default=["qwen1.5b", "qwen0.5b"])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    data = Path(tempfile.mkdtemp(prefix="citewise-bench-"))
+    try:
+        body = bench_ingest(data) + bench_search(data) + bench_answers(data, args.models)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    head = [
+        "# Benchmarks",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, 2 cores, Python "
+        f"{platform.python_version()}, CPU only. Reproduce: `.venv/bin/python -m bench` "
+        "(writes this file). One run; medians and ratios are within that run.",
+        "",
+    ]
+    args.out.write_text("\n".join(head + body))
+    print("\n".join(head + body))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The same index code against a real Chroma server (`chroma run`) on a loopback port."""
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rag.answer import Pipeline
+from rag.embedding import embedder_from_settings
+from rag.ingest import ingest
+from rag.settings import Settings
+from rag.store import store_from_settings
+from tests.conftest import SEEDS
+from tests.integration.conftest import free_port
+
+
+@pytest.fixture(scope="module")
+def chroma_url(tmp_path_factory):
+    chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    port = free_port()
+    path = tmp_path_factory.mktemp("chroma-server")
+    proc = subprocess.Popen(
+        [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if httpx.get(f"{url}/api/v2/heartbeat", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("chroma run did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_ingest_and_search_against_a_chroma_server(tmp_path, chroma_url):
+    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url)
+    embedder = embedder_from_settings(settings)
+    store = store_from_settings(settings, embedder)
+    summary = ingest([SEEDS], store, embedder, chunk_tokens=settings.chunk_tokens)
+    assert (summary.papers, summary.duplicates_merged) == (53, 4)
+    assert not (tmp_path / "chroma").exists()  # the vectors live on the server
+    # the keyword index is local, derived from the server's chunks
+    results = Pipeline(settings).search("Compressing LLM weights below one bit per parameter", 3)
+    assert results[0].paper.id == "6XUSDvBFkV"
+    assert store.keyword_index().size == store.count()
+    again = ingest([SEEDS], store, embedder, chunk_tokens=settings.chunk_tokens)
+    assert again.chunks_embedded == 0
+
+
+def test_chroma_server_down_is_a_clear_error(tmp_path):
+    from rag.store import StoreError
+
+    settings = Settings(data_dir=tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(StoreError, match="Cannot open the Chroma index"):
+        store_from_settings(settings, embedder_from_settings(settings)).stats()

@@ -1,0 +1,80 @@
+"""The thin CLI, driven by typer's runner against a real Chroma and the real embedder."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from rag.cli import app
+from tests.conftest import write_jsonl
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAG_MODELS_PATH", str(tmp_path / "models"))
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_jsonl(
+        folder / "p.jsonl",
+        [
+            {
+                "id": "A1",
+                "title": "Bird sounds",
+                "url": "https://x/a1",
+                "abstract": "We release a large dataset of bird song recordings for audio classification.",
+            },
+            {
+                "id": "B2",
+                "title": "Binary LLMs",
+                "abstract": "We compress language model weights below one bit.",
+            },
+        ],
+    )
+    (folder / "broken.jsonl").write_text("{oops\n")
+    return folder
+
+
+def test_ingest_search_and_reingest(env):
+    result = runner.invoke(app, ["ingest", str(env), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "papers: 2" in result.output and "broken.jsonl:1" in result.output
+    again = runner.invoke(app, ["ingest", str(env), "-q"])
+    assert "chunks embedded: 0" in again.output and "up to date" in again.output
+
+    out = runner.invoke(app, ["search", "bird audio dataset", "--k", "2", "--json"])
+    data = json.loads(out.stdout)
+    assert data["query"] == "bird audio dataset"
+    top = data["results"][0]
+    assert (top["rank"], top["paper_id"], top["title"], top["url"]) == (
+        1,
+        "A1",
+        "Bird sounds",
+        "https://x/a1",
+    )
+    assert top["sources"] == ["p.jsonl#0"] and top["chunk_text"].startswith("We release")
+
+    plain = runner.invoke(app, ["search", "bird audio dataset"])
+    assert plain.output.startswith("1. Bird sounds")
+
+
+def test_ask_refuses_offtopic_without_a_model_and_rejects_empty(env):
+    runner.invoke(app, ["ingest", str(env), "-q"])
+    out = runner.invoke(app, ["ask", "What is the capital of France?", "--json"])
+    data = json.loads(out.stdout)
+    assert data["abstained"] and data["retrieved"] and data["timings"]["first_token"] is None
+    bad = runner.invoke(app, ["ask", "   "])
+    assert bad.exit_code == 1 and "Please type a question" in bad.output
+
+
+def test_search_on_empty_index_is_a_clear_error(env):
+    out = runner.invoke(app, ["search", "anything"])
+    assert out.exit_code == 1 and "citewise ingest" in out.output
+
+
+def test_help_is_fast_and_lists_commands():
+    out = runner.invoke(app, ["--help"])
+    for verb in ("ingest", "search", "ask", "chat", "models"):
+        assert verb in out.output
