@@ -123,9 +123,9 @@ def _year(value: Any) -> int | None:
 def paper_from_record(row: dict[str, Any], source: str) -> Paper:
     """Map a JSON/CSV record onto a Paper; unknown fields are kept in `extra`."""
     abstract = _pick(row, "abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
+    abstract = clean_text(abstract) if isinstance(abstract, str) else ""
+    if not abstract:
         raise ValueError("record has no abstract (expected a field named 'abstract' or 'text')")
-    abstract = clean_text(abstract)
     if len(abstract) > MAX_ABSTRACT_CHARS:
         raise ValueError(f"abstract is {len(abstract)} characters, over {MAX_ABSTRACT_CHARS}")
     pid = _pick(row, "id")
@@ -163,30 +163,36 @@ def read_plain(path: Path, label: str, report: ReadReport) -> None:
     report.papers.append(paper_from_record({"abstract": "\n".join(blocks), "title": title}, f"{label}#0"))
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
+def _json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """(line number, object) for each non-blank line, or (line number, error) when the line is
+    not a JSON object. Streams, so a large file is never held in memory."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"file is over the {MAX_FILE_BYTES // 2**20} MB limit")
     with path.open("rb") as fh:
         if b"\x00" in fh.read(8192):
             raise ValueError("binary file (not text), skipped")
         fh.seek(0)
         for lineno, raw in enumerate(fh, 1):
-            yield lineno, _decode(raw)
+            line = _decode(raw)
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield lineno, f"malformed JSON ({exc.msg})"
+                continue
+            yield lineno, row if isinstance(row, dict) else "line is not a JSON object"
 
 
 def read_jsonl(path: Path, label: str, report: ReadReport) -> None:
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"file is over the {MAX_FILE_BYTES // 2**20} MB limit")
     index = 0
-    for lineno, line in _json_lines(path):
-        if not line.strip():
-            continue
+    for lineno, row in _json_objects(path):
         try:
-            row = json.loads(line)
-            if not isinstance(row, dict):
-                raise ValueError("line is not a JSON object")
+            if isinstance(row, str):
+                raise ValueError(row)
             report.papers.append(paper_from_record(row, f"{label}#{index}"))
-        except ValueError as exc:  # json.JSONDecodeError is a ValueError
-            msg = f"malformed JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else exc
-            report.errors.append(ReadError(str(path), lineno, str(msg)))
+        except ValueError as exc:
+            report.errors.append(ReadError(str(path), lineno, str(exc)))
         index += 1
     if index == 0:
         raise ValueError("empty file")
@@ -266,16 +272,11 @@ def read_paths(paths: list[Path]) -> ReadReport:
 def _load_sidecar(path: Path, report: ReadReport) -> list[dict[str, Any]]:
     rows = []
     try:
-        for lineno, line in _json_lines(path):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict):
-                    raise ValueError("not a JSON object")
+        for lineno, row in _json_objects(path):
+            if isinstance(row, str):
+                report.errors.append(ReadError(str(path), lineno, f"sidecar row skipped: {row}"))
+            else:
                 rows.append(row)
-            except ValueError as exc:
-                report.errors.append(ReadError(str(path), lineno, f"sidecar row skipped: {exc}"))
     except (OSError, ValueError) as exc:
         report.errors.append(ReadError(str(path), None, f"sidecar unreadable: {exc}"))
     return rows

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
 from rag.embedding import embedder_from_settings
@@ -41,3 +45,23 @@ def seed_dir(tmp_path_factory) -> Path:
 def seed_settings(seed_dir) -> Settings:
     # The shipped models are assembled into ./data/models by `make install`; reuse them.
     return Settings(data_dir=seed_dir, models_path=ROOT / "data" / "models")
+
+
+@contextmanager
+def running(cmd: list[str], ready_url: str, *, timeout: float = 90):
+    """Run a server process until the block ends; wait until `ready_url` answers 200."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                if httpx.get(ready_url, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"{cmd[0]} did not answer at {ready_url} within {timeout:.0f} s")
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -1,12 +1,9 @@
 """The same index code against a real Chroma server (`chroma run`) on a loopback port."""
 
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from rag.answer import Pipeline
@@ -15,7 +12,7 @@ from rag.ingest import ingest
 from rag.settings import Settings
 from rag.store import store_from_settings
 from tests.conftest import SEEDS
-from tests.integration.conftest import free_port
+from tests.integration.conftest import free_port, running
 
 
 @pytest.fixture(scope="module")
@@ -23,26 +20,10 @@ def chroma_url(tmp_path_factory):
     chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     port = free_port()
     path = tmp_path_factory.mktemp("chroma-server")
-    proc = subprocess.Popen(
-        [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("chroma run did not start within 60 s")
+    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    with running(cmd, f"{url}/api/v2/heartbeat", timeout=60):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_ingest_and_search_against_a_chroma_server(tmp_path, chroma_url):

@@ -1,11 +1,8 @@
 """The real llama.cpp path (SmolLM2: fast), the OpenAI-compatible backend against a real
 llama_cpp.server on loopback, and Ollama when a server is reachable."""
 
-import subprocess
 import sys
-import time
 
-import httpx
 import pytest
 
 from rag.answer import Pipeline
@@ -13,7 +10,7 @@ from rag.llm import llm_from_settings
 from rag.llm.models import shipped_model_path
 from rag.llm.ollama import OllamaLLM
 from rag.llm.openai_compat import OpenAICompatLLM
-from tests.integration.conftest import free_port
+from tests.integration.conftest import free_port, running
 
 QUESTION = "How does knowledge entropy change during language model pretraining?"
 
@@ -35,40 +32,24 @@ def test_embedded_llamacpp_answers_with_offered_citations_only(seed_settings):
 def llama_server(seed_settings):
     model = shipped_model_path("smollm2", seed_settings.models_dir)
     port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(model),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "2048",
-            "--n_threads",
-            "2",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        "2",
+    ]
     base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("llama_cpp.server did not start within 90 s")
+    with running(cmd, f"{base}/models"):
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_openai_compatible_backend_against_a_real_server(seed_settings, llama_server):
