@@ -8,7 +8,7 @@ STAMP := $(VENV)/.citewise-installed
 # llama.cpp's default native build emits AMX code that crashes some CPUs ("Illegal instruction").
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: install run index test test-fast lint format browser bench clean
+.PHONY: install run index test test-fast lint format browser bench eval clean
 
 install: $(STAMP)
 
@@ -50,7 +50,10 @@ format:
 	$(VENV)/bin/ruff check --fix . && $(VENV)/bin/ruff format .
 
 bench: install
-	$(PY) -m bench --size 1k
+	$(PY) -m bench --size 10k
+
+eval: index
+	$(PY) -m rag.cli eval
 
 clean:
 	rm -rf $(VENV) data reports .pytest_cache

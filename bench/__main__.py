@@ -11,8 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.cold import bench_cold_start
+from bench.scale import bench_scale, embedding_texts, pct
 from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
-from rag.chunking import chunk_text, embedding_text
 from rag.embedding import SentenceTransformerEmbedder
 from rag.evidence import select_evidence
 from rag.ingest import dedupe, ingest
@@ -35,11 +36,6 @@ SEARCHES = [
 ] * 4
 
 
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
-
-
 def bench_ingest(data: Path) -> list[str]:
     settings = Settings(data_dir=data)
     embedder = SentenceTransformerEmbedder(threads=settings.torch_threads)
@@ -48,17 +44,7 @@ def bench_ingest(data: Path) -> list[str]:
     summary = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
     again = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
     papers, _ = dedupe(read_paths([ROOT / "seeds"]).papers)
-    texts = [
-        embedding_text(p.title, c)
-        for p in papers
-        for c in chunk_text(
-            p.id,
-            p.abstract,
-            max_tokens=settings.chunk_tokens,
-            count_tokens=embedder.count_tokens,
-            reserved_tokens=embedder.count_tokens(p.title) + 3,
-        )
-    ]
+    texts = embedding_texts(papers, settings.chunk_tokens, embedder)
     t0 = time.perf_counter()
     embedder.model.encode(texts, batch_size=settings.embed_batch_size, normalize_embeddings=True)
     raw = time.perf_counter() - t0
@@ -146,25 +132,54 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
     return lines
 
 
+SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+
+
+def parse_size(text: str) -> int:
+    if text in SIZES:
+        return SIZES[text]
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be 1k, 10k, 100k or a number, not {text!r}") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--size", type=parse_size, default=10_000,
+                        help="largest synthetic corpus: 1k, 10k, 100k or N; every smaller standard size runs too")  # fmt: skip
     parser.add_argument("--models", nargs="*", default=["qwen1.5b", "qwen0.5b"])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--quick", action="store_true",
+                        help="CI smoke run: 300 synthetic papers, SmolLM2 only, to a temporary report")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=None, help="report file (default docs/benchmarks.md)")
     args = parser.parse_args()
+    if args.quick:
+        sizes, models = [300], ["smollm2"]
+    else:
+        sizes = sorted({n for n in SIZES.values() if n < args.size} | {args.size})
+        models = args.models
+    out = args.out or (
+        Path(tempfile.gettempdir()) / "citewise-bench-quick.md"
+        if args.quick
+        else ROOT / "docs" / "benchmarks.md"
+    )
     data = Path(tempfile.mkdtemp(prefix="citewise-bench-"))
     try:
-        body = bench_ingest(data) + bench_search(data) + bench_answers(data, args.models)
+        body = bench_ingest(data) + bench_search(data) + bench_answers(data, models)
+        body += bench_cold_start(data, models[0])
     finally:
         shutil.rmtree(data, ignore_errors=True)
+    body += bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
+    command = ".venv/bin/python -m bench " + ("--quick" if args.quick else f"--size {args.size}")
     head = [
         "# Benchmarks",
         "",
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, 2 cores, Python "
-        f"{platform.python_version()}, CPU only. Reproduce: `.venv/bin/python -m bench` "
+        f"{platform.python_version()}, CPU only. Reproduce: `{command}` "
         "(writes this file). One run; medians and ratios are within that run.",
         "",
     ]
-    args.out.write_text("\n".join(head + body))
+    out.write_text("\n".join(head + body))
     print("\n".join(head + body))
 
 

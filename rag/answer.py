@@ -14,11 +14,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from rag.citations import check_citations
+from rag.chunking import sentence_spans
+from rag.citations import check_citations, strip_markers
 from rag.embedding import Embedder, embedder_from_settings
-from rag.evidence import Evidence, select_evidence
+from rag.evidence import Evidence, content_words, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
-from rag.prompts import REFUSAL, REFUSAL_PATTERNS, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
+from rag.prompts import (
+    DECLINE_PATTERNS,
+    REFUSAL,
+    REFUSAL_PATTERNS,
+    SOURCE_TEMPLATE,
+    SYSTEM_PROMPT,
+    USER_TEMPLATE,
+)
 from rag.retrieve import HybridRetriever, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
@@ -27,6 +35,18 @@ from rag.types import Answer, SearchResult, Timings
 log = logging.getLogger(__name__)
 
 _REFUSAL_RE = re.compile(r"^\W*(" + "|".join(REFUSAL_PATTERNS) + ")", re.I)
+_DECLINE_RE = re.compile("|".join(DECLINE_PATTERNS), re.I)
+_QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
+_NOT_FOCUS = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "in", "of", "for",
+              "to", "the", "a", "an", "can", "could", "will", "would", "should", "more", "less"}  # fmt: skip
+# Sentences that only point at the sources ("This is stated in the first source [1].") and
+# echoed prompt markup add nothing for the reader.
+_META = re.compile(
+    r"^\W*(this|that|it|these|the (answer|information))\b[^.]{0,40}\b(stated|mentioned|described|found|"
+    r"noted|explained|given)\s+(in|by)\b([^.]{0,40}\b(source|text|abstract|paper)s?\b|\W*$)",
+    re.I,
+)
+_MARKUP = re.compile(r"</?source[^>]*>")
 _ANAPHORA = re.compile(
     r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
     r"the model|the approach|he|she)\b",
@@ -66,7 +86,36 @@ Event = SourcesEvent | TokenEvent | AnswerEvent
 
 
 def is_refusal(text: str) -> bool:
-    return bool(_REFUSAL_RE.search(text.strip()))
+    """The model declined: a refusal opening, or a "not stated" phrase in its first sentence."""
+    text = text.strip()
+    if _REFUSAL_RE.search(text):
+        return True
+    spans = sentence_spans(text)
+    first = text[spans[0][0] : spans[0][1]] if spans else text
+    return bool(_DECLINE_RE.search(first))
+
+
+def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
+    """For "how many X" / "how much X" questions: the words of X that no source text contains.
+    Asked for the number of GPUs when no abstract mentions GPUs, a small model invents one;
+    these questions are refused before generation."""
+    m = _QUANTITY.search(question)
+    if not m:
+        return []
+    focus = []
+    for word in m.group(1).split():
+        if word.lower() in _NOT_FOCUS:
+            break
+        focus.append(word)
+    stated: set[str] = set().union(*(content_words(t) for t in texts)) if texts else set()
+    return [w for w in focus if content_words(w) and not content_words(w) <= stated]
+
+
+def clean_draft(text: str) -> str:
+    """Drop echoed prompt markup and sentences that only point at the sources."""
+    text = _MARKUP.sub("", text)
+    kept = [text[a:b] for a, b in sentence_spans(text) if not _META.search(strip_markers(text[a:b]))]
+    return " ".join(kept).strip() if kept else text.strip()
 
 
 def standalone_query(question: str, history: Sequence[Turn]) -> str:
@@ -123,10 +172,24 @@ class Pipeline:
         s = self.settings
         return HybridRetriever(self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k)
 
-    def llm(self, backend: str | None = None) -> LLM:
-        if self._llm is not None and backend in (None, self._llm.backend):
+    def llm(self, backend: str | None = None, model: str | None = None) -> LLM:
+        """The settings' LLM, or another `backend` and `model` (a shipped model name for the
+        embedded backend, a model name on the Ollama or OpenAI-compatible server)."""
+        if (
+            self._llm is not None
+            and backend in (None, self._llm.backend)
+            and model in (None, self._llm.model)
+        ):
             return self._llm
-        return llm_from_settings(self.settings, backend)
+        settings = self.settings
+        if model:
+            field = {"llamacpp": "model", "ollama": "ollama_model", "openai": "openai_model"}.get(
+                backend or ""
+            )
+            if field is None:
+                raise LLMError(f"Choose a backend (llamacpp, ollama, openai) for the model {model!r}.")
+            settings = settings.model_copy(update={field: model})
+        return llm_from_settings(settings, backend)
 
     def validate(self, question: str) -> str:
         question = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", " ", question or "").strip()
@@ -159,6 +222,7 @@ class Pipeline:
         history: Sequence[Turn] = (),
         k: int | None = None,
         backend: str | None = None,
+        model: str | None = None,
         temperature: float | None = None,
     ) -> Iterator[Event]:
         s = self.settings
@@ -192,13 +256,21 @@ class Pipeline:
                 abstain_reason=f"no passage is relevant enough (best {relevance:.2f} < {s.min_relevance:.2f})",
             )
             return
+        missing = unstated_focus(question, [r.paper.abstract for r in results])
+        if missing:
+            yield finish(
+                text=REFUSAL,
+                abstained=True,
+                abstain_reason=f"the sources never mention {' '.join(missing)!r}",
+            )
+            return
         evidence = select_evidence(
             question, qvec, results, self.embedder, budget_tokens=s.context_tokens, min_relevance=0.0
         )
         messages = build_messages(query if query != question else question, evidence)
         pieces: list[str] = []
         try:
-            llm = self.llm(backend)
+            llm = self.llm(backend, model)
             for piece in llm.stream(
                 messages,
                 max_tokens=s.max_answer_tokens,
@@ -212,7 +284,7 @@ class Pipeline:
             log.warning("LLM failed: %s", exc)
             yield finish(text="".join(pieces), error=str(exc))
             return
-        raw = "".join(pieces).strip()
+        raw = clean_draft("".join(pieces))
         prompt_tokens = _count(llm, messages)
         if not raw or is_refusal(raw):
             yield finish(
@@ -225,6 +297,19 @@ class Pipeline:
             )
             return
         checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
+        if checked.sentences and not any(x.supported for x in checked.sentences):
+            # Nothing the model wrote is backed by a source: a guess, most often to a question
+            # about a detail the abstracts do not give. Refuse rather than show it.
+            log.info("unsupported draft refused: %s", raw)
+            yield finish(
+                text=REFUSAL,
+                abstained=True,
+                abstain_reason="no sentence of the draft answer is supported by the sources",
+                backend=llm.backend,
+                model=llm.model,
+                prompt_tokens=prompt_tokens,
+            )
+            return
         yield finish(
             text=checked.text,
             citations=checked.citations,

@@ -195,6 +195,88 @@ def models(
     typer.echo(f"{name or settings.model}: {path} (sha256 verified)")
 
 
+@app.command("eval")
+def evaluate(
+    gold: list[Path] = typer.Option(
+        None, "--gold", help="Gold JSONL file or folder (default: eval/gold/seed_gold.jsonl)."
+    ),
+    config: list[str] = typer.Option(
+        None, "--config", "-c", help="Config name; repeat for a side-by-side run."
+    ),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N gold items."),
+    types: list[str] = typer.Option(None, "--type", help="Only items of this type (repeatable)."),
+    retrieval_only: bool = typer.Option(False, "--retrieval-only", help="Score retrieval only (no LLM)."),
+    out: Path = typer.Option(None, "--out", help="Report folder (default: reports/<timestamp>)."),
+    compare: tuple[Path, Path] | None = typer.Option(
+        None, "--compare", help="Two report folders: what changed."
+    ),
+    list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
+    calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
+    model: str = typer.Option(
+        None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
+    ),
+) -> None:
+    """Score retrieval, answers, citations and refusals on gold Q&A; write a report with plots."""
+    from eval.configs import CONFIGS, DEFAULT_CONFIGS
+
+    if list_configs:
+        for name, c in CONFIGS.items():
+            typer.echo(f"{name:12} {'(default) ' if name in DEFAULT_CONFIGS else ''}{c.description}")
+        return
+    if compare:
+        from eval.report import compare as compare_reports
+
+        missing = [p for p in compare if not (p / "summary.json").is_file()]
+        if missing:
+            _fail(f"no summary.json in {', '.join(map(str, missing))}")
+        typer.echo("\n".join(compare_reports(*compare)))
+        return
+
+    from tqdm import tqdm
+
+    from eval.gold import GoldError
+    from eval.harness import evaluate as run_eval
+    from rag.answer import Pipeline
+    from rag.llm import LLMError
+    from rag.store import StoreError
+
+    _quiet_libraries()
+
+    def progress(items, name):
+        return tqdm(items, desc=name, unit="q")
+
+    if calibrate:
+        from eval.calibrate import calibrate as run_calibration
+        from eval.harness import load_checked
+
+        try:
+            pipeline = Pipeline(_settings())
+            result = run_calibration(pipeline, load_checked(gold or [], pipeline)[:limit])
+        except (GoldError, StoreError, ValueError) as exc:
+            _fail(str(exc))
+        typer.echo("\n".join(result.lines()))
+        return
+    try:
+        settings = _settings()
+        settings = settings.model_copy(update={"model": model or settings.eval_model})
+        folder, summary = run_eval(
+            Pipeline(settings),
+            gold=gold or [],
+            configs=config or [],
+            limit=limit,
+            types=types or [],
+            retrieval_only=retrieval_only,
+            out=out,
+            progress=progress,
+        )
+    except (GoldError, KeyError, StoreError, LLMError) as exc:
+        _fail(str(exc).strip("'\""))
+    from eval.report import HEADLINE, table
+
+    typer.echo("\n".join(table(summary["configs"], HEADLINE)))
+    typer.echo(f"\nreport: {folder / 'report.md'}")
+
+
 def main() -> None:
     app()
 

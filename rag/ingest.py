@@ -154,18 +154,28 @@ def ingest(
     count = embedder.count_tokens
     to_embed = [p for p, _ in todo]
     digests = {p.id: d for p, d in todo}
+    replacing = {p.id for p in to_embed if p.id in existing}
     iterator: Iterable[Paper] = progress(to_embed, len(to_embed)) if progress else to_embed
     pending: list[Paper] = []
     for paper in iterator:
         pending.append(paper)
         if len(pending) >= batch_papers:
             summary.chunks_embedded += _embed_and_store(
-                pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
+                pending,
+                digests,
+                replacing,
+                store,
+                col,
+                embedder,
+                chunk_tokens,
+                overlap_sentences,
+                count,
+                summary,
             )
             pending = []
     if pending:
         summary.chunks_embedded += _embed_and_store(
-            pending, digests, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
+            pending, digests, replacing, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
         )
 
     current = {p.id for p in papers}
@@ -187,7 +197,9 @@ def ingest(
     return summary
 
 
-def _embed_and_store(papers, digests, store, col, embedder, chunk_tokens, overlap, count, summary) -> int:
+def _embed_and_store(
+    papers, digests, replacing, store, col, embedder, chunk_tokens, overlap, count, summary
+) -> int:
     planned = []
     for paper in papers:
         reserve = count(paper.title) + 3 if paper.title else 0
@@ -204,8 +216,9 @@ def _embed_and_store(papers, digests, store, col, embedder, chunk_tokens, overla
     t0 = time.perf_counter()
     vectors = embedder.embed_batch(texts)
     summary.embed_seconds += time.perf_counter() - t0
-    i = 0
+    entries, i = [], 0
     for paper, chunks, docs in planned:
-        store.add(col, paper, digests[paper.id], chunks, vectors[i : i + len(chunks)], docs)
+        entries.append((paper, digests[paper.id], chunks, vectors[i : i + len(chunks)], docs))
         i += len(chunks)
+    store.add(col, entries, replacing)
     return len(texts)

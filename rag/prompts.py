@@ -29,3 +29,12 @@ REFUSAL_PATTERNS = (
     r"(this|that) (information )?is not (mentioned|stated|provided|specified)",
     r"not (mentioned|stated|specified|provided) in the (provided )?sources",
 )
+
+# Phrases that decline anywhere in an answer's first sentence ("The license is not explicitly
+# stated in the sources.").
+DECLINE_PATTERNS = (
+    r"\bnot (explicitly |directly |specifically )?(stated|mentioned|specified|provided|given|reported|described|discussed)\b",
+    r"\b(do|does|did) not (explicitly )?(provide|mention|state|specify|contain|report|include|say|give)\b",
+    r"\bno (information|details?|mention|data) (about|on|regarding|is|are)\b",
+    r"\b(unable|not possible) to (answer|determine|find|tell)\b",
+)

@@ -194,15 +194,26 @@ class Store:
         meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}
         col.modify(metadata={**meta, "generation": generation})
 
-    def add(self, col, paper: Paper, paper_hash: str, chunks: list[Chunk], vectors, docs) -> None:
-        """Add a paper's new chunks, then delete its chunks from any older version."""
-        ids = [f"{paper.id}::{paper_hash[:12]}::{c.position}" for c in chunks]
-        metas = [chunk_meta(paper, paper_hash, c) for c in chunks]
-        col.add(ids=ids, embeddings=vectors, documents=docs, metadatas=metas)
-        old = col.get(where={"paper_id": paper.id}, include=[])["ids"]
-        stale = [i for i in old if i not in set(ids)]
-        if stale:
-            col.delete(ids=stale)
+    def add(
+        self, col, entries: list[tuple[Paper, str, list[Chunk], list, list[str]]], replacing: set[str]
+    ) -> None:
+        """Add a batch of papers' chunks in one write, then delete the chunks of older versions
+        of the papers in `replacing` (add first: a crash in between leaves both, never neither)."""
+        ids, vectors, docs, metas = [], [], [], []
+        for paper, paper_hash, chunks, vecs, texts in entries:
+            ids += [f"{paper.id}::{paper_hash[:12]}::{c.position}" for c in chunks]
+            metas += [chunk_meta(paper, paper_hash, c) for c in chunks]
+            vectors += list(vecs)
+            docs += texts
+        if ids:
+            col.add(ids=ids, embeddings=vectors, documents=docs, metadatas=metas)
+        new = set(ids)
+        for paper, *_ in entries:
+            if paper.id in replacing:
+                old = col.get(where={"paper_id": paper.id}, include=[])["ids"]
+                stale = [i for i in old if i not in new]
+                if stale:
+                    col.delete(ids=stale)
 
     def update_sources(self, col, paper_id: str, sources: list[str]) -> None:
         got = col.get(where={"paper_id": paper_id}, include=["metadatas"])

@@ -1,8 +1,18 @@
 import pytest
 
-from rag.answer import AnswerEvent, InputError, SourcesEvent, TokenEvent, Turn, is_refusal, standalone_query
+from rag.answer import (
+    AnswerEvent,
+    InputError,
+    SourcesEvent,
+    TokenEvent,
+    Turn,
+    clean_draft,
+    is_refusal,
+    standalone_query,
+    unstated_focus,
+)
 from rag.prompts import REFUSAL, SYSTEM_PROMPT
-from tests.conftest import make_pipeline
+from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 
 
@@ -41,10 +51,25 @@ def test_irrelevant_question_abstains_without_calling_the_llm(indexed, embedder)
 
 def test_model_refusal_is_an_abstention(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The indexed papers do not answer this."])
-    answer = pipeline.ask("How many GPUs trained the knowledge entropy model?")
+    answer = pipeline.ask("Which GPU trained the knowledge entropy model?")
     assert answer.abstained and "model found no answer" in answer.abstain_reason
     assert is_refusal("I cannot answer this from the sources.")
+    assert is_refusal("The license of the dataset is not explicitly stated in the sources. It uses MoE.")
     assert not is_refusal("Entropy declines [1].")
+    assert not is_refusal("Entropy declines [1]. The papers do not state the GPU count.")
+
+
+def test_quantity_the_sources_never_mention_is_refused_without_generation(indexed, embedder):
+    pipeline, llm = make_pipeline(indexed, embedder, [])
+    answer = pipeline.ask("How many GPUs were used to study knowledge entropy?")
+    assert answer.abstained and "GPUs" in answer.abstain_reason and not llm.prompts
+    assert unstated_focus("How many nodes can the graph transformer handle?", [PAPERS[2]["abstract"]]) == []
+    assert unstated_focus("How much does it improve?", ["anything"]) == []
+
+
+def test_meta_sentences_and_echoed_markup_are_dropped():
+    draft = 'Entropy declines [1]. This is stated in the first source [1]. See <source id="1"></source> too.'
+    assert clean_draft(draft) == "Entropy declines [1]. See  too."
 
 
 def test_invented_citation_numbers_are_dropped_and_counted(indexed, embedder):

@@ -78,3 +78,12 @@ def test_help_is_fast_and_lists_commands():
     out = runner.invoke(app, ["--help"])
     for verb in ("ingest", "search", "ask", "chat", "models"):
         assert verb in out.output
+
+
+def test_env_example_lists_every_setting():
+    from rag.settings import Settings
+    from tests.conftest import ROOT
+
+    text = (ROOT / ".env.example").read_text()
+    missing = [n for n in Settings.model_fields if f"RAG_{n.upper()}" not in text]
+    assert not missing, f".env.example lacks {missing}"

@@ -21,7 +21,6 @@ EXAMPLES = [
     "Can the routers of a mixture-of-experts LLM be used as an embedding model?",
     "What affects supervised fine-tuning of small LLMs?",
 ]
-BACKENDS = ["auto", "llamacpp", "ollama", "openai"]
 CSS = """
 .cw-source { margin: 0.4em 0; padding: 0.3em 0.6em; border-left: 3px solid #8ab4f8; }
 .cw-unsupported { text-decoration: underline dotted #d93025; }
@@ -44,11 +43,38 @@ def _reply(content: str, query: str, question: str) -> list[Message]:
     return [_query_note(query), message] if query != question else [message]
 
 
+def llm_choices(settings: Settings) -> list[tuple[str, str]]:
+    """(label, value) pairs for the model menu: the settings' choice, the shipped embedded
+    models, the models pulled on the Ollama server when it is reachable, and the configured
+    OpenAI-compatible model. Values are `backend:model` ("auto" keeps the settings)."""
+    from rag.llm.models import SHIPPED
+    from rag.llm.ollama import OllamaLLM
+
+    choices = [(f"default ({settings.llm_backend})", "auto")]
+    choices += [(f"embedded: {name}", f"llamacpp:{name}") for name in SHIPPED]
+    try:
+        pulled = OllamaLLM(settings.ollama_host, settings.ollama_model, timeout=2).models()
+    except LLMError:
+        pulled = []
+    choices += [(f"Ollama: {name}", f"ollama:{name}") for name in pulled]
+    if settings.llm_backend == "openai":
+        choices.append((f"OpenAI-compatible: {settings.openai_model}", f"openai:{settings.openai_model}"))
+    return choices
+
+
+def parse_choice(choice: str) -> tuple[str | None, str | None]:
+    """`backend:model` -> (backend, model); "auto" or "" -> the settings' own."""
+    if not choice or choice == "auto":
+        return None, None
+    backend, _, model = choice.partition(":")
+    return backend, model or None
+
+
 def respond(
     message: str,
     history: list[Message],
     k: float,
-    backend: str,
+    llm_choice: str,
     temperature: float,
     turns: list[Turn] | None,
     *,
@@ -61,9 +87,10 @@ def respond(
     turns = list(turns or [])[:asked]
     msg_id = uuid.uuid4().hex[:8]
     question, query, results, text = message, message, [], ""
+    backend, model = parse_choice(llm_choice)
     try:
         for event in pipeline.stream(
-            message, history=turns, k=int(k), backend=backend, temperature=float(temperature)
+            message, history=turns, k=int(k), backend=backend, model=model, temperature=float(temperature)
         ):
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
@@ -115,28 +142,40 @@ def create_app(pipeline: Pipeline):
 
     s = pipeline.settings
 
-    def chat_fn(message, history, k, backend, temperature, turns):
-        yield from respond(message, history, k, backend, temperature, turns, pipeline=pipeline)
+    def chat_fn(message, history, k, llm_choice, temperature, turns):
+        yield from respond(message, history, k, llm_choice, temperature, turns, pipeline=pipeline)
+
+    def refresh_models():
+        return gr.Dropdown(choices=llm_choices(s))
 
     with gr.Blocks(title="citewise") as demo:
         gr.Markdown("## citewise — ask the indexed papers\n" + status_line(pipeline), elem_id="cw-status")
         turns = gr.State([])
         with gr.Accordion("Settings", open=False):
             k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
-            backend = gr.Dropdown(BACKENDS, value=s.llm_backend, label="LLM backend")
+            with gr.Row():
+                llm_choice = gr.Dropdown(
+                    llm_choices(s), value="auto", label="LLM backend / model", scale=4, elem_id="cw-model"
+                )
+                refresh = gr.Button("↻ list models", scale=1, size="sm")
             temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
         gr.ChatInterface(
             chat_fn,
             chatbot=gr.Chatbot(height=560, label="citewise", elem_id="cw-chat"),
-            additional_inputs=[k, backend, temperature, turns],
+            additional_inputs=[k, llm_choice, temperature, turns],
             additional_outputs=[turns],
-            examples=[[e, s.answer_k, s.llm_backend, s.temperature] for e in EXAMPLES],
+            # Only the question: the example buttons then sit in the empty chat, not in a table
+            # of settings values.
+            examples=[[e, None, None, None, None] for e in EXAMPLES],
             run_examples_on_click=True,
             cache_examples=False,
             api_name="chat",
             # One local model: queue questions (Gradio shows each user its queue position).
             concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
         )
+        # Ollama may be started after the page: list its models again on load and on demand.
+        refresh.click(refresh_models, outputs=llm_choice, api_name=False)
+        demo.load(refresh_models, outputs=llm_choice, api_name=False)
     return demo
 
 

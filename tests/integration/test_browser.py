@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.integration.conftest import free_port
+from ui.app import EXAMPLES
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +58,9 @@ def test_question_and_followup_in_a_real_browser(server):
         page.goto(server, wait_until="load")
         page.wait_for_selector("#cw-status", timeout=60_000)
         assert "papers" in page.locator("#cw-status").inner_text()
+        # Example questions sit in the empty chat as buttons, not in a table of settings values.
+        assert page.get_by_text(EXAMPLES[0]).first.is_visible()
+        assert page.locator("table", has_text=EXAMPLES[0]).count() == 0
 
         _ask(page, "How many time points are in the Time-300B dataset used to pre-train Time-MoE?", 0)
         chat = page.locator("#cw-chat")

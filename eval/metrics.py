@@ -1,0 +1,160 @@
+"""Evaluation metrics, one small function each. Per-item functions return a float in [0, 1] or
+None when the metric does not apply to the item (no gold papers, an abstention, ...); the
+report averages over the items where it applies."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+
+# ---- text normalization
+
+
+def normalize(text: str) -> str:
+    """Lowercase, unify hyphens/dashes/× and spacing, drop thousands separators and a trailing
+    '%': "6,800" == "6800", "1.53×" == "1.53x", "Time-300B" == "time 300b"."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = text.replace("\\%", "%").replace("×", "x").replace("$", "")
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = re.sub(r"[-‐‑‒–—_/]", " ", text)
+    text = re.sub(r"[^\w.%+ ]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def contains(text: str, variant: str) -> bool:
+    """Whether `variant` occurs in `text` after normalization, starting at a word boundary.
+    Numbers must match whole ("8" is not found in "18" or "0.8", but is in "8x"); words may
+    continue ("toolkit" matches "toolkits")."""
+    needle = normalize(variant)
+    if not needle:
+        return False
+    before = r"(?<![\d.])" if needle[0].isdigit() else r"(?<!\w)"
+    after = r"(?!\d|\.\d)" if needle[-1].isdigit() else ""
+    return re.search(before + re.escape(needle) + after, normalize(text)) is not None
+
+
+# ---- retrieval (ranked paper ids against the gold papers)
+
+
+def hit_at_k(ranked: Sequence[str], gold: Sequence[str], k: int) -> float | None:
+    """1 if any gold paper is among the first k retrieved papers, else 0."""
+    if not gold:
+        return None
+    return float(any(p in gold for p in ranked[:k]))
+
+
+def recall_at_k(ranked: Sequence[str], gold: Sequence[str], k: int) -> float | None:
+    """Share of the gold papers found among the first k retrieved papers."""
+    if not gold:
+        return None
+    return len(set(ranked[:k]) & set(gold)) / len(set(gold))
+
+
+def mrr(ranked: Sequence[str], gold: Sequence[str]) -> float | None:
+    """Reciprocal rank of the first gold paper (0 when none was retrieved)."""
+    if not gold:
+        return None
+    for rank, pid in enumerate(ranked, 1):
+        if pid in gold:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at_k(ranked: Sequence[str], gold: Sequence[str], k: int = 10) -> float | None:
+    """Binary-relevance nDCG@k: rewards gold papers ranked early, normalized by the best order."""
+    if not gold:
+        return None
+    dcg = sum(1.0 / math.log2(i + 2) for i, pid in enumerate(ranked[:k]) if pid in gold)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(set(gold)), k)))
+    return dcg / ideal
+
+
+# ---- answers
+
+
+def fact_recall(answer: str, facts: Sequence[Sequence[str]]) -> float | None:
+    """Share of required facts present in the answer (any accepted variant counts)."""
+    if not facts:
+        return None
+    return sum(any(contains(answer, v) for v in variants) for variants in facts) / len(facts)
+
+
+# ---- citations (each citation: the cited paper id and the passage shown as support)
+
+
+def citation_precision(cited: Sequence[tuple[str, str]], gold: Sequence[str], facts) -> float | None:
+    """Share of citations that point to a gold paper AND whose cited passage contains a
+    required fact (for items without facts, the paper match alone counts)."""
+    if not cited or not gold:
+        return None
+    good = 0
+    for pid, passage in cited:
+        if pid in gold and (not facts or any(contains(passage, v) for f in facts for v in f)):
+            good += 1
+    return good / len(cited)
+
+
+def citation_recall(cited_papers: Sequence[str], gold: Sequence[str]) -> float | None:
+    """Share of gold papers the answer cites."""
+    if not gold:
+        return None
+    return len(set(cited_papers) & set(gold)) / len(set(gold))
+
+
+def cited_sentence_share(sentence_citations: Sequence[Sequence[int]]) -> float | None:
+    """Share of answer sentences that carry at least one citation."""
+    if not sentence_citations:
+        return None
+    return sum(bool(c) for c in sentence_citations) / len(sentence_citations)
+
+
+def supported_sentence_share(supported: Sequence[bool]) -> float | None:
+    """Share of answer sentences the citation checker found backed by a source (faithfulness)."""
+    if not supported:
+        return None
+    return sum(supported) / len(supported)
+
+
+# ---- refusals (aggregate over items: `abstained` flags and whether each item is answerable)
+
+
+def abstention_scores(abstained: Sequence[bool], answerable: Sequence[bool], correct: Sequence[bool]) -> dict:
+    """Abstention precision (abstentions that were on unanswerable items), recall (unanswerable
+    items abstained on), accuracy (abstained exactly when unanswerable), abstain rate, and
+    LitQA-style accuracy (correct / all) and precision (correct / answered), where an item is
+    correct when answered with every fact, or abstained on when unanswerable."""
+    n = len(abstained)
+    if not n:
+        return {}
+    unans = [not a for a in answerable]
+    tp = sum(a and u for a, u in zip(abstained, unans))
+    answered = n - sum(abstained)
+    correct_answers = sum(c and not a for c, a in zip(correct, abstained))
+    return {
+        "abstain_precision": tp / sum(abstained) if any(abstained) else None,
+        "abstain_recall": tp / sum(unans) if any(unans) else None,
+        "abstain_accuracy": sum(a == u for a, u in zip(abstained, unans)) / n,
+        "abstain_rate": sum(abstained) / n,
+        "litqa_accuracy": sum(correct) / n,
+        "litqa_precision": correct_answers / answered if answered else None,
+    }
+
+
+# ---- latency
+
+
+def percentiles(values: Sequence[float | None]) -> dict[str, float | None]:
+    """p50 and p95 (seconds) of the measured values; None when nothing was measured."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return {"p50": None, "p95": None}
+    return {"p50": float(np.percentile(vals, 50)), "p95": float(np.percentile(vals, 95))}
+
+
+def mean(values: Sequence[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None

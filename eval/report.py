@@ -1,0 +1,203 @@
+"""Summaries, the Markdown report, PNG plots, and the comparison of two reports."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eval import metrics as m
+from eval.runner import ItemResult
+
+RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
+ANSWER = ["fact_recall", "citation_precision", "citation_recall", "cited_sentences", "supported_sentences"]
+REFUSAL = [
+    "abstain_precision",
+    "abstain_recall",
+    "abstain_accuracy",
+    "abstain_rate",
+    "litqa_accuracy",
+    "litqa_precision",
+]
+LATENCY = ["retrieval_p50", "retrieval_p95", "first_token_p50", "first_token_p95", "total_p50", "total_p95"]
+HEADLINE = ["hit@1", "hit@5", "mrr", "ndcg@10", "fact_recall", "citation_precision", "citation_recall",
+            "abstain_accuracy", "litqa_precision", "first_token_p50", "total_p50"]  # fmt: skip
+LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate"}
+
+
+def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:
+    """Flat metric -> value for one config's results (means over items where a metric applies)."""
+    out: dict[str, float | None] = {"items": float(len(results))}
+    for key in RETRIEVAL + ANSWER:
+        out[key] = m.mean([r.scores.get(key) for r in results])
+    answered = [r for r in results if r.answered]
+    if answered:
+        out |= m.abstention_scores(
+            [r.abstained for r in answered],
+            [r.type != "unanswerable" for r in answered],
+            [bool(r.scores.get("correct")) for r in answered],
+        )
+        out["errors"] = float(sum(bool(r.error) for r in answered))
+    for stage in ("retrieval", "first_token", "total"):
+        p = m.percentiles([r.latency.get(stage) for r in results])
+        out[f"{stage}_p50"], out[f"{stage}_p95"] = p["p50"], p["p95"]
+    return out
+
+
+def build_summary(results: Sequence[ItemResult], meta: dict[str, Any]) -> dict[str, Any]:
+    configs = list(dict.fromkeys(r.config for r in results))
+    types = list(dict.fromkeys(r.type for r in results))
+    by_config = {c: [r for r in results if r.config == c] for c in configs}
+    return {
+        **meta,
+        "configs": {c: summarize(rs) for c, rs in by_config.items()},
+        "by_type": {
+            c: {t: summarize([r for r in rs if r.type == t]) for t in types} for c, rs in by_config.items()
+        },
+    }
+
+
+def _fmt(key: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    if key.endswith(("_p50", "_p95")):
+        return f"{value:.2f} s"
+    if key in ("items", "errors"):
+        return str(int(value))
+    return f"{value:.3f}"
+
+
+def table(rows: dict[str, dict[str, float | None]], keys: Sequence[str], first: str = "config") -> list[str]:
+    lines = [f"| {first} | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
+    for name, vals in rows.items():
+        lines.append(f"| {name} | " + " | ".join(_fmt(k, vals.get(k)) for k in keys) + " |")
+    return lines
+
+
+def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:
+    cfg = summary["configs"]
+    lines = [
+        f"# Evaluation report — {summary['created']}",
+        "",
+        f"Gold: `{summary['gold']}` ({summary['n_items']} items). Mode: {summary['mode']}. "
+        f"Command: `{summary['command']}`. Machine: {summary['machine']}. Wall time: {summary['wall_s']:.0f} s.",
+        "",
+        "## Side by side",
+        "",
+        *table(cfg, HEADLINE),
+        "",
+        "Configs: " + "; ".join(f"**{n}**: {d}" for n, d in summary["descriptions"].items()),
+        "",
+        "## Retrieval (paper level)",
+        "",
+        *table(cfg, RETRIEVAL),
+        "",
+    ]
+    if any(v.get("fact_recall") is not None for v in cfg.values()):
+        lines += ["## Answers and citations", "", *table(cfg, ANSWER + ["errors"]), ""]
+        lines += ["## Refusals", "", *table(cfg, REFUSAL), ""]
+    lines += ["## Latency", "", *table(cfg, LATENCY), ""]
+    for name, types in summary["by_type"].items():
+        keys = ["items", "hit@1", "hit@5", "mrr"] + (["fact_recall", "citation_precision", "abstain_rate"]
+                                                     if cfg[name].get("fact_recall") is not None else [])  # fmt: skip
+        lines += [f"## By question type: {name}", "", *table(types, keys, first="type"), ""]
+    lines += ["## Plots", ""] + [f"![{p}]({p})" for p in plots]
+    lines += ["", "Per-item answers, citations and scores: `results.jsonl`."]
+    return "\n".join(lines) + "\n"
+
+
+def plot(summary: dict[str, Any], results: Sequence[ItemResult], out: Path) -> list[str]:
+    """Metric bars per config, per type, and a latency histogram; returns the file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    files: list[str] = []
+    cfg = summary["configs"]
+    names = list(cfg)
+    keys = [
+        k
+        for k in HEADLINE
+        if not k.endswith(("_p50", "_p95")) and any(cfg[n].get(k) is not None for n in names)
+    ]
+    fig, ax = plt.subplots(figsize=(max(8, len(keys) * 1.1), 4))
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        vals = [cfg[name].get(k) or 0.0 for k in keys]
+        ax.bar(np.arange(len(keys)) + i * width, vals, width, label=name)
+    ax.set_xticks(np.arange(len(keys)) + 0.4 - width / 2, keys, rotation=30, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Metrics per config")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "metrics_by_config.png", dpi=110)
+    plt.close(fig)
+    files.append("metrics_by_config.png")
+
+    types = list(next(iter(summary["by_type"].values())))
+    key = "fact_recall" if any(cfg[n].get("fact_recall") is not None for n in names) else "hit@5"
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for i, name in enumerate(names):
+        vals = [summary["by_type"][name][t].get(key) or 0.0 for t in types]
+        ax.bar(np.arange(len(types)) + i * width, vals, width, label=name)
+    ax.set_xticks(np.arange(len(types)) + 0.4 - width / 2, types)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"{key} per question type (unanswerable: 0 by definition for fact recall)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "by_type.png", dpi=110)
+    plt.close(fig)
+    files.append("by_type.png")
+
+    stage = "total" if any(r.latency.get("total") for r in results) else "retrieval"
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name in names:
+        vals = [r.latency[stage] for r in results if r.config == name and r.latency.get(stage) is not None]
+        if vals:
+            ax.hist(vals, bins=20, alpha=0.5, label=name)
+    ax.set_xlabel(f"{stage} latency (s)")
+    ax.set_ylabel("items")
+    ax.set_title(f"{stage} latency per item")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "latency.png", dpi=110)
+    plt.close(fig)
+    files.append("latency.png")
+    return files
+
+
+def write_report(out: Path, results: Sequence[ItemResult], meta: dict[str, Any]) -> dict[str, Any]:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "results.jsonl", "w", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+    summary = build_summary(results, meta)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    files = plot(summary, results, out)
+    (out / "report.md").write_text(render_markdown(summary, files), encoding="utf-8")
+    return summary
+
+
+def compare(a: Path, b: Path, tolerance: float = 0.005) -> list[str]:
+    """What got better or worse from report A to report B, per config and metric."""
+    sa = json.loads((a / "summary.json").read_text())["configs"]
+    sb = json.loads((b / "summary.json").read_text())["configs"]
+    lines = [f"{a} -> {b}"]
+    for config in [c for c in sb if c in sa]:
+        for key in RETRIEVAL + ANSWER + REFUSAL + LATENCY:
+            va, vb = sa[config].get(key), sb[config].get(key)
+            if va is None or vb is None or abs(vb - va) <= tolerance:
+                continue
+            better = (vb < va) if key in LOWER_IS_BETTER else (vb > va)
+            lines.append(
+                f"  {config:12} {key:20} {_fmt(key, va):>9} -> {_fmt(key, vb):>9}  {'better' if better else 'WORSE'}"
+            )
+    only = sorted(set(sa) ^ set(sb))
+    if only:
+        lines.append(f"  configs in only one report: {', '.join(only)}")
+    if len(lines) == 1:
+        lines.append("  no metric changed by more than the tolerance")
+    return lines

@@ -1,0 +1,162 @@
+"""Run gold items through a config and score every item.
+
+Follow-up items replay their earlier turns as retrieval-only turns (what the query rewriter uses)
+and generate only the follow-up answer: the gold item tests the follow-up, not the first answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from eval import metrics as m
+from eval.configs import Config
+from eval.gold import GoldItem
+from rag.answer import Pipeline, Turn, standalone_query
+from rag.types import Answer, Timings
+
+RANK_DEPTH = 10  # nDCG@10 needs ten ranked papers
+
+
+@dataclass
+class ItemResult:
+    """One gold item under one config: what was retrieved and answered, and its scores."""
+
+    config: str
+    id: str
+    type: str
+    question: str
+    query: str
+    gold_papers: list[str]
+    ranked: list[str]
+    scores: dict[str, float | None]
+    latency: dict[str, float | None]
+    answered: bool = False  # False in retrieval-only runs
+    answer: str = ""
+    abstained: bool = False
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def retrieval_scores(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float | None]:
+    return {
+        "hit@1": m.hit_at_k(ranked, gold, 1),
+        "hit@5": m.hit_at_k(ranked, gold, 5),
+        "recall@5": m.recall_at_k(ranked, gold, 5),
+        "recall@10": m.recall_at_k(ranked, gold, 10),
+        "mrr": m.mrr(ranked, gold),
+        "ndcg@10": m.ndcg_at_k(ranked, gold, 10),
+    }
+
+
+def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
+    if answer.abstained or answer.error:
+        facts = 0.0 if item.answerable else None
+        return {"fact_recall": facts, "citation_precision": None, "citation_recall": facts, "cited_sentences": None,
+                "supported_sentences": None}  # fmt: skip
+    cited = [(c.paper_id, c.passage) for c in answer.citations]
+    return {
+        "fact_recall": m.fact_recall(answer.text, item.facts),
+        "citation_precision": m.citation_precision(cited, item.papers, item.facts)
+        if item.answerable
+        else None,
+        "citation_recall": m.citation_recall([p for p, _ in cited], item.papers) if item.answerable else None,
+        "cited_sentences": m.cited_sentence_share([s.citations for s in answer.sentences]),
+        "supported_sentences": m.supported_sentence_share([s.supported for s in answer.sentences]),
+    }
+
+
+def is_correct(item: GoldItem, answer: Answer) -> bool:
+    """Answered with every required fact, or abstained on an unanswerable item."""
+    if not item.answerable:
+        return answer.abstained
+    return not answer.abstained and not answer.error and m.fact_recall(answer.text, item.facts) == 1.0
+
+
+class System:
+    """What a config runs: ranking for retrieval metrics and answering, with the same history."""
+
+    def __init__(self, pipeline: Pipeline, baseline=None):
+        self.pipeline, self.baseline = pipeline, baseline
+
+    def history(self, item: GoldItem) -> list[Turn]:
+        turns: list[Turn] = []
+        for question in item.history:
+            query = standalone_query(question, turns)
+            results = self.pipeline.search(query, self.pipeline.settings.answer_k)
+            turns.append(Turn(question, Answer(question, "", [], [], False, results, Timings(), query=query)))
+        return turns
+
+    def rank(self, question: str, turns: list[Turn]) -> tuple[str, list[str]]:
+        if self.baseline is not None:
+            return question, self.baseline.rank(question, RANK_DEPTH)
+        query = standalone_query(question, turns)
+        return query, [r.paper.id for r in self.pipeline.search(query, RANK_DEPTH)]
+
+    def ask(self, question: str, turns: list[Turn]) -> Answer:
+        if self.baseline is not None:
+            return self.baseline.ask(question, turns)
+        return self.pipeline.ask(question, history=turns)
+
+
+def make_system(config: Config, base: Pipeline) -> System:
+    """A pipeline with the config's settings, sharing the base pipeline's embedder and store."""
+    settings = base.settings.model_copy(update=config.overrides)
+    pipeline = Pipeline(settings, store=base.store, embedder=base.embedder, llm=base._llm)
+    if config.system != "llamaindex":
+        return System(pipeline)
+    from eval.baseline import LlamaIndexBaseline
+
+    baseline = LlamaIndexBaseline(
+        base.store,
+        base.embedder,
+        pipeline.llm(),
+        max_tokens=settings.max_answer_tokens,
+        temperature=settings.temperature,
+    )
+    return System(pipeline, baseline)
+
+
+def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemResult:
+    turns = system.history(item)
+    started = time.perf_counter()
+    query, ranked = system.rank(item.question, turns)
+    latency: dict[str, float | None] = {
+        "retrieval": time.perf_counter() - started,
+        "first_token": None,
+        "total": None,
+    }
+    result = ItemResult(config, item.id, item.type, item.question, query, item.papers, ranked,
+                        retrieval_scores(ranked, item.papers), latency)  # fmt: skip
+    if not answer:
+        return result
+    reply = system.ask(item.question, turns)
+    result.answered = True
+    result.answer, result.abstained, result.error = reply.text, reply.abstained, reply.error
+    result.citations = [
+        {"number": c.number, "paper_id": c.paper_id, "title": c.title, "passage": c.passage, "score": c.score}
+        for c in reply.citations
+    ]
+    result.scores |= answer_scores(item, reply)
+    if system.baseline is not None:  # it has no citation checker: support was never assessed
+        result.scores["supported_sentences"] = None
+    result.scores["correct"] = float(is_correct(item, reply))
+    latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
+    return result
+
+
+def run_config(
+    config: Config,
+    items: Iterable[GoldItem],
+    base: Pipeline,
+    *,
+    answer: bool = True,
+    progress: Callable[[Iterable[GoldItem], str], Iterable[GoldItem]] = lambda xs, _: xs,
+) -> list[ItemResult]:
+    system = make_system(config, base)
+    return [run_item(system, config.name, item, answer) for item in progress(items, config.name)]

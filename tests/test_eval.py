@@ -1,0 +1,185 @@
+"""The evaluation harness: metrics on known values, the gold schema check, a run on fakes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from eval import metrics as m
+from eval.configs import Config
+from eval.gold import DEFAULT_GOLD, TYPES, GoldError, load_gold
+from eval.report import compare, write_report
+from eval.runner import run_config
+from rag.cli import app
+from tests.conftest import SEEDS, make_pipeline, write_jsonl
+
+
+def test_normalize_and_contains_handle_numbers_case_hyphens():
+    assert m.contains("It has over 6800 hours", "6,800")
+    assert m.contains("speed-ups of 1.53× at 40\\% sparsity", "1.53x")
+    assert m.contains("trained on TIME 300B", "Time-300B")
+    assert not m.contains("18x fewer parameters", "8")
+    assert not m.contains("a 0.8 gain", "8")
+    assert m.contains("over 8x faster.", "8")
+
+
+def test_retrieval_metrics_known_values():
+    ranked = ["a", "b", "c", "d"]
+    assert m.hit_at_k(ranked, ["c"], 1) == 0 and m.hit_at_k(ranked, ["c"], 5) == 1
+    assert m.recall_at_k(ranked, ["a", "z"], 5) == 0.5
+    assert m.mrr(ranked, ["c"]) == pytest.approx(1 / 3)
+    assert m.mrr(ranked, ["z"]) == 0.0
+    assert m.ndcg_at_k(ranked, ["a"], 10) == 1.0
+    assert m.ndcg_at_k(ranked, ["b"], 10) == pytest.approx(1 / math.log2(3))
+    assert m.hit_at_k(ranked, [], 5) is None  # no gold papers: the metric does not apply
+
+
+def test_answer_and_citation_metrics():
+    facts = [["Time-300B"], ["2.4 billion", "2.4B"]]
+    assert m.fact_recall("Trained on Time-300B.", facts) == 0.5
+    cited = [("p1", "data Time-300B spans 9 domains"), ("p1", "unrelated text"), ("p2", "Time-300B")]
+    assert m.citation_precision(cited, ["p1"], facts) == pytest.approx(1 / 3)
+    assert m.citation_recall(["p1"], ["p1", "p2"]) == 0.5
+    assert m.cited_sentence_share([[1], [], [2, 3]]) == pytest.approx(2 / 3)
+
+
+def test_abstention_scores():
+    s = m.abstention_scores(
+        abstained=[True, True, False, False],
+        answerable=[False, True, True, False],
+        correct=[True, False, True, False],
+    )
+    assert s["abstain_precision"] == 0.5 and s["abstain_recall"] == 0.5
+    assert s["abstain_accuracy"] == 0.5 and s["abstain_rate"] == 0.5
+    assert s["litqa_accuracy"] == 0.5 and s["litqa_precision"] == 0.5
+
+
+def test_shipped_gold_set_meets_the_spec():
+    known = {json.loads(line)["id"] for line in (SEEDS / "papers.jsonl").read_text().splitlines()}
+    items = load_gold([DEFAULT_GOLD], known)
+    assert len(items) >= 80
+    counts = {t: sum(i.type == t for i in items) for t in TYPES}
+    assert all(counts.values()), counts
+    unanswerable = [i for i in items if i.type == "unanswerable"]
+    assert len(unanswerable) >= 12 and sum(i.near_miss for i in unanswerable) >= 4
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"id": "x", "question": "q?", "type": "lookup", "facts": [["a"]]}, "missing field(s) papers"),
+        ({"id": "x", "question": "q?", "type": "trivia", "facts": [], "papers": []}, "unknown type 'trivia'"),
+        (
+            {"id": "x", "question": "q?", "type": "lookup", "facts": [["a"]], "papers": ["nope"]},
+            "unknown paper id(s) nope",
+        ),
+        (
+            {"id": "x", "question": "q?", "type": "lookup", "facts": [], "papers": ["p1"]},
+            "needs at least one fact",
+        ),
+        (
+            {"id": "x", "question": "q?", "type": "followup", "facts": ["a"], "papers": ["p1"]},
+            "needs 'history'",
+        ),
+        (
+            {"id": "x", "question": "q?", "type": "lookup", "facts": [[""]], "papers": ["p1"]},
+            "non-empty string",
+        ),
+    ],
+)
+def test_gold_schema_errors_name_line_and_problem(tmp_path, row, message):
+    path = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [{"id": "ok", "question": "q?", "type": "lookup", "facts": ["a"], "papers": ["p1"]}, row],
+    )
+    with pytest.raises(GoldError) as err:
+        load_gold([path], {"p1"})
+    assert f"{path}:2" in str(err.value) and message in str(err.value)
+
+
+def test_gold_rejects_bad_json_and_repeated_ids(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1,\n')
+    with pytest.raises(GoldError, match="bad.jsonl:1: not valid JSON"):
+        load_gold([bad])
+    row = {"id": "a", "question": "q?", "type": "lookup", "facts": ["x"], "papers": ["p1"]}
+    with pytest.raises(GoldError, match="id 'a' already used"):
+        load_gold([write_jsonl(tmp_path / "twice.jsonl", [row, row])])
+
+
+GOLD = [
+    {"id": "g1", "question": "How does knowledge entropy change during pretraining?", "type": "lookup",
+     "facts": [["declines", "decline"]], "papers": ["p-entropy"]},
+    {"id": "g2", "question": "What do routing weights serve as?", "type": "lookup",
+     "facts": ["embeddings"], "papers": ["p-moe"]},
+    {"id": "g3", "question": "Who won the football world cup?", "type": "unanswerable", "facts": [], "papers": []},
+]  # fmt: skip
+
+
+def test_run_and_report_with_fakes(tmp_path, indexed, embedder):
+    from eval.gold import parse_item
+
+    items = [parse_item(r, "test") for r in GOLD]
+    replies = [
+        "Knowledge entropy declines steadily as pretraining advances [1].",
+        "They serve as heatmaps [9].",
+    ]
+    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    results = run_config(Config("hybrid", "test"), items, pipeline)
+    by_id = {r.id: r for r in results}
+    assert by_id["g1"].scores["fact_recall"] == 1.0 and by_id["g1"].scores["citation_recall"] == 1.0
+    assert by_id["g1"].ranked[0] == "p-entropy" and by_id["g1"].scores["hit@1"] == 1.0
+    assert by_id["g2"].scores["fact_recall"] == 0.0  # the model said the wrong thing
+    assert by_id["g3"].abstained and by_id["g3"].scores["correct"] == 1.0
+    assert len(llm.prompts) == 2  # the abstention spent no generation
+
+    summary = write_report(tmp_path / "a", results, _meta())
+    cfg = summary["configs"]["hybrid"]
+    assert cfg["fact_recall"] == 0.5 and cfg["abstain_recall"] == 1.0 and cfg["hit@1"] == 1.0
+    for name in (
+        "results.jsonl",
+        "summary.json",
+        "report.md",
+        "metrics_by_config.png",
+        "by_type.png",
+        "latency.png",
+    ):
+        assert (tmp_path / "a" / name).stat().st_size > 0
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert report.index("## Side by side") < report.index("## Retrieval")
+    assert len((tmp_path / "a" / "results.jsonl").read_text().splitlines()) == 3
+
+    worse = [r for r in results]
+    worse[0].scores["fact_recall"] = 0.0
+    write_report(tmp_path / "b", worse, _meta())
+    lines = compare(tmp_path / "a", tmp_path / "b")
+    assert any("fact_recall" in line and "WORSE" in line for line in lines)
+
+
+def _meta() -> dict:
+    return {"created": "t", "gold": "g", "n_items": 3, "mode": "m", "command": "c", "machine": "x",
+            "wall_s": 1.0, "descriptions": {"hybrid": "test"}}  # fmt: skip
+
+
+def test_cli_eval_lists_configs_and_reports_bad_gold(tmp_path):
+    runner = CliRunner()
+    listed = runner.invoke(app, ["eval", "--list"])
+    assert listed.exit_code == 0 and "llamaindex" in listed.stdout and "(default)" in listed.stdout
+    missing = runner.invoke(app, ["eval", "--compare", str(tmp_path), str(tmp_path)])
+    assert missing.exit_code == 1 and "no summary.json" in missing.stderr
+
+
+def test_calibration_refuses_no_answerable_item(indexed, embedder):
+    from eval.calibrate import calibrate
+    from eval.gold import parse_item
+
+    items = [parse_item(r, "test") for r in GOLD]
+    pipeline, _ = make_pipeline(indexed, embedder)
+    result = calibrate(pipeline, items)
+    relevance = {it.id: rel for rel, it in result.rows}
+    assert result.wrongly_refused == 0
+    assert relevance["g3"] < result.threshold <= min(relevance["g1"], relevance["g2"])
+    assert result.caught == 1 and "min_relevance = " in result.lines()[-1]
