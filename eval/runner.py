@@ -36,6 +36,7 @@ class ItemResult:
     answered: bool = False  # False in retrieval-only runs
     answer: str = ""
     abstained: bool = False
+    abstain_reason: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
 
@@ -138,6 +139,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     reply = system.ask(item.question, turns)
     result.answered = True
     result.answer, result.abstained, result.error = reply.text, reply.abstained, reply.error
+    result.abstain_reason = reply.abstain_reason
     result.citations = [
         {"number": c.number, "paper_id": c.paper_id, "title": c.title, "passage": c.passage, "score": c.score}
         for c in reply.citations

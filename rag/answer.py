@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rag.chunking import sentence_spans
-from rag.citations import check_citations, strip_markers
+from rag.citations import check_citations, numbers, strip_markers
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, content_words, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
@@ -30,7 +30,7 @@ from rag.prompts import (
 from rag.retrieve import HybridRetriever, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
-from rag.types import Answer, SearchResult, Timings
+from rag.types import Answer, AnswerSentence, SearchResult, Timings
 
 log = logging.getLogger(__name__)
 
@@ -297,9 +297,10 @@ class Pipeline:
             )
             return
         checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
-        if checked.sentences and not any(x.supported for x in checked.sentences):
-            # Nothing the model wrote is backed by a source: a guess, most often to a question
-            # about a detail the abstracts do not give. Refuse rather than show it.
+        if _unfounded(checked.sentences, raw, question, evidence):
+            # Nothing the model wrote is backed by a source, and it either states numbers no
+            # source gives or itself says the sources do not answer: a guess, most often to a
+            # question about a detail the abstracts do not give. Refuse rather than show it.
             log.info("unsupported draft refused: %s", raw)
             yield finish(
                 text=REFUSAL,
@@ -325,6 +326,13 @@ class Pipeline:
             if isinstance(event, AnswerEvent):
                 return event.answer
         raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
+
+
+def _unfounded(sentences: list[AnswerSentence], draft: str, question: str, evidence: list[Evidence]) -> bool:
+    if not sentences or any(x.supported for x in sentences):
+        return False
+    stated = set().union(numbers(question), *(numbers(ev.text) for ev in evidence))
+    return bool(numbers(strip_markers(draft)) - stated) or any(is_refusal(x.text) for x in sentences)
 
 
 def _count(llm: LLM, messages: list[dict[str, str]]) -> int | None:

@@ -11,8 +11,10 @@ import numpy as np
 
 from rag.chunking import sentence_spans
 from rag.embedding import Embedder
+from rag.prompts import INSTRUCTION_PATTERNS
 from rag.types import Paper, SearchResult
 
+_INSTRUCTION = re.compile("|".join(INSTRUCTION_PATTERNS), re.I)
 _STOP = set(
     "a an the of in on for to and or is are was were be been by with as at from that this these "
     "those it its we our their they which what how does do did who whom when where why than into "
@@ -90,6 +92,9 @@ def select_evidence(
         sentences = []
         for s, e in ss:
             text = paper.abstract[s:e]
+            if _INSTRUCTION.search(text):  # addressed to the model: not evidence
+                i += 1
+                continue
             sim = float(vectors[i] @ qv)
             sentences.append(Sentence(s, e, text, vectors[i], sim + 0.35 * overlap(qwords, text)))
             i += 1

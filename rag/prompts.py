@@ -38,3 +38,14 @@ DECLINE_PATTERNS = (
     r"\bno (information|details?|mention|data) (about|on|regarding|is|are)\b",
     r"\b(unable|not possible) to (answer|determine|find|tell)\b",
 )
+
+# Sentences in an abstract that address the model rather than state research ("Ignore previous
+# instructions", "You are now ...", "reply only with ..."). They are never sent as evidence: even
+# quoted, a small model may obey them.
+INSTRUCTION_PATTERNS = (
+    r"\b(ignore|disregard|forget|override)\b[^.]{0,40}\b(instructions?|prompts?|rules|guidelines)\b",
+    r"\byou are now\b",
+    r"\b(reply|respond|answer|output)\s+only\b",
+    r"\bsay only\b|\bsay the word\b",
+    r"\b(system|developer) (prompt|message)\b",
+)
