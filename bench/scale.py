@@ -132,7 +132,7 @@ def _extrapolate(rows: list[dict], n: int) -> dict:
     ingest_s = chunks / b["chunks_per_s"]
     return {"n": n, "chunks": chunks, "ingest_s": ingest_s, "papers_per_s": n / ingest_s,
             "chunks_per_s": b["chunks_per_s"], "search_p50_ms": line("search_p50_ms"),
-            "search_p95_ms": line("search_p95_ms"), "peak_rss_mb": line("peak_rss_mb"),
+            "peak_rss_mb": line("peak_rss_mb"),
             "disk_mb": line("disk_mb")}  # fmt: skip
 
 
@@ -160,7 +160,7 @@ def bench_scale(sizes: list[int], plot_dir: Path | None) -> list[str]:
         lines.append(
             f"| 100,000 (extrapolated, not run) | ~{e['chunks']:,.0f} | ~{e['ingest_s'] / 60:.0f} min | "
             f"{e['papers_per_s']:.1f} | {e['chunks_per_s']:.1f} | | | ~{e['peak_rss_mb']:.0f} MB | ~{e['disk_mb']:.0f} MB | | "
-            f"~{e['search_p50_ms']:.0f} ms | ~{e['search_p95_ms']:.0f} ms | |"
+            f"~{e['search_p50_ms']:.0f} ms | | |"
         )
     lines.append("")
     if plot_dir is not None and len(rows) >= 2:

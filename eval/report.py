@@ -123,34 +123,36 @@ def plot(summary: dict[str, Any], results: Sequence[ItemResult], out: Path) -> l
         for k in HEADLINE
         if not k.endswith(("_p50", "_p95")) and any(cfg[n].get(k) is not None for n in names)
     ]
-    fig, ax = plt.subplots(figsize=(max(8, len(keys) * 1.1), 4))
-    width = 0.8 / len(names)
-    for i, name in enumerate(names):
-        vals = [cfg[name].get(k) or 0.0 for k in keys]
-        ax.bar(np.arange(len(keys)) + i * width, vals, width, label=name)
-    ax.set_xticks(np.arange(len(keys)) + 0.4 - width / 2, keys, rotation=30, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Metrics per config")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "metrics_by_config.png", dpi=110)
-    plt.close(fig)
-    files.append("metrics_by_config.png")
 
+    def bars(name: str, labels: list[str], values, title: str, rotate: bool) -> None:
+        fig, ax = plt.subplots(figsize=(max(8, len(labels) * 1.1), 4))
+        width = 0.8 / len(names)
+        for i, config in enumerate(names):
+            ax.bar(
+                np.arange(len(labels)) + i * width,
+                [values(config, x) or 0.0 for x in labels],
+                width,
+                label=config,
+            )
+        ax.set_xticks(
+            np.arange(len(labels)) + 0.4 - width / 2,
+            labels,
+            rotation=30 if rotate else 0,
+            ha="right" if rotate else "center",
+        )
+        ax.set_ylim(0, 1.05)
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        files.append(name)
+
+    bars("metrics_by_config.png", keys, lambda c, k: cfg[c].get(k), "Metrics per config", rotate=True)
     types = list(next(iter(summary["by_type"].values())))
     key = "fact_recall" if any(cfg[n].get("fact_recall") is not None for n in names) else "hit@5"
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for i, name in enumerate(names):
-        vals = [summary["by_type"][name][t].get(key) or 0.0 for t in types]
-        ax.bar(np.arange(len(types)) + i * width, vals, width, label=name)
-    ax.set_xticks(np.arange(len(types)) + 0.4 - width / 2, types)
-    ax.set_ylim(0, 1.05)
-    ax.set_title(f"{key} per question type (unanswerable: 0 by definition for fact recall)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "by_type.png", dpi=110)
-    plt.close(fig)
-    files.append("by_type.png")
+    bars("by_type.png", types, lambda c, t: summary["by_type"][c][t].get(key),
+         f"{key} per question type (none for unanswerable items)", rotate=False)  # fmt: skip
 
     stage = "total" if any(r.latency.get("total") for r in results) else "retrieval"
     fig, ax = plt.subplots(figsize=(8, 4))

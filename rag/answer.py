@@ -47,6 +47,9 @@ _META = re.compile(
     re.I,
 )
 _MARKUP = re.compile(r"</?source[^>]*>")
+_ASKS_FOR_PAPER = re.compile(
+    r"\b(which|what|any|a) (papers?|works?|stud(y|ies)|articles?|methods?|approach(es)?)\b|\bis there\b", re.I
+)
 _ANAPHORA = re.compile(
     r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
     r"the model|the approach|he|she)\b",
@@ -286,26 +289,25 @@ class Pipeline:
             return
         raw = clean_draft("".join(pieces))
         prompt_tokens = _count(llm, messages)
+        checked = None
         if not raw or is_refusal(raw):
-            yield finish(
-                text=REFUSAL,
-                abstained=True,
-                abstain_reason="the model found no answer in the sources",
-                backend=llm.backend,
-                model=llm.model,
-                prompt_tokens=prompt_tokens,
-            )
-            return
-        checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
-        if _unfounded(checked.sentences, raw, question, evidence):
+            reason = "the model found no answer in the sources"
+        else:
+            checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
             # Nothing the model wrote is backed by a source, and it either states numbers no
             # source gives or itself says the sources do not answer: a guess, most often to a
             # question about a detail the abstracts do not give. Refuse rather than show it.
-            log.info("unsupported draft refused: %s", raw)
+            reason = "no sentence of the draft answer is supported by the sources"
+            if not _unfounded(checked.sentences, raw, question, evidence):
+                reason = ""
+            if not reason and restates(checked.sentences, question):
+                reason = "the draft answer only restates the question"
+        if checked is None or reason:
+            log.info("refused (%s): %s", reason, raw)
             yield finish(
                 text=REFUSAL,
                 abstained=True,
-                abstain_reason="no sentence of the draft answer is supported by the sources",
+                abstain_reason=reason,
                 backend=llm.backend,
                 model=llm.model,
                 prompt_tokens=prompt_tokens,
@@ -326,6 +328,15 @@ class Pipeline:
             if isinstance(event, AnswerEvent):
                 return event.answer
         raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
+
+
+def restates(sentences: list[AnswerSentence], question: str) -> bool:
+    """Every sentence only repeats the question's words ("The license of Time-300B is [1]."):
+    no answer, unless the question asks which paper, where the citation is the answer."""
+    if not sentences or _ASKS_FOR_PAPER.search(question):
+        return False
+    asked = content_words(question)
+    return all(content_words(strip_markers(x.text)) <= asked for x in sentences)
 
 
 def _unfounded(sentences: list[AnswerSentence], draft: str, question: str, evidence: list[Evidence]) -> bool:

@@ -148,3 +148,9 @@ def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The paper you mean is [1]."])
     answer = pipeline.ask("Which paper studies how knowledge entropy changes in pretraining?")
     assert not answer.abstained and answer.citations[0].paper_id == "p-entropy"
+
+
+def test_a_draft_that_only_restates_the_question_is_refused(indexed, embedder):
+    pipeline, _ = make_pipeline(indexed, embedder, ["The license of the knowledge entropy dataset is [1]."])
+    answer = pipeline.ask("What is the license of the knowledge entropy dataset?")
+    assert answer.abstained and "restates" in answer.abstain_reason
