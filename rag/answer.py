@@ -339,11 +339,32 @@ def restates(sentences: list[AnswerSentence], question: str) -> bool:
     return all(content_words(strip_markers(x.text)) <= asked for x in sentences)
 
 
+_META_WORDS = {
+    "according",
+    "source",
+    "sources",
+    "paper",
+    "papers",
+    "abstract",
+    "study",
+    "author",
+    "authors",
+    "text",
+}
+
+
 def _unfounded(sentences: list[AnswerSentence], draft: str, question: str, evidence: list[Evidence]) -> bool:
+    """No sentence is supported, and the draft states numbers no source gives, declines, or is
+    mostly words the sources never use (an answer from the model's own memory)."""
     if not sentences or any(x.supported for x in sentences):
         return False
+    draft = strip_markers(draft)
     stated = set().union(numbers(question), *(numbers(ev.text) for ev in evidence))
-    return bool(numbers(strip_markers(draft)) - stated) or any(is_refusal(x.text) for x in sentences)
+    if numbers(draft) - stated or any(is_refusal(x.text) for x in sentences):
+        return True
+    new = content_words(draft) - content_words(question) - _META_WORDS
+    sourced = set().union(*(content_words(ev.text) for ev in evidence))
+    return len(new) >= 3 and len(new & sourced) < 0.5 * len(new)
 
 
 def _count(llm: LLM, messages: list[dict[str, str]]) -> int | None:

@@ -59,8 +59,8 @@ def test_question_and_followup_in_a_real_browser(server):
         page.wait_for_selector("#cw-status", timeout=60_000)
         assert "papers" in page.locator("#cw-status").inner_text()
         # Example questions sit in the empty chat as buttons, not in a table of settings values.
-        assert page.get_by_text(EXAMPLES[0]).first.is_visible()
-        assert page.locator("table", has_text=EXAMPLES[0]).count() == 0
+        page.locator("#cw-chat").get_by_text(EXAMPLES[0]).first.wait_for(state="visible", timeout=30_000)
+        assert page.locator("table:visible", has_text=EXAMPLES[0]).count() == 0
 
         _ask(page, "How many time points are in the Time-300B dataset used to pre-train Time-MoE?", 0)
         chat = page.locator("#cw-chat")
