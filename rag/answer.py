@@ -110,7 +110,7 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
         if word.lower() in _NOT_FOCUS:
             break
         focus.append(word)
-    stated: set[str] = set().union(*(content_words(t) for t in texts)) if texts else set()
+    stated: set[str] = set().union(*(content_words(t) for t in texts))
     return [w for w in focus if content_words(w) and not content_words(w) <= stated]
 
 
@@ -289,20 +289,11 @@ class Pipeline:
             return
         raw = clean_draft("".join(pieces))
         prompt_tokens = _count(llm, messages)
-        checked = None
-        if not raw or is_refusal(raw):
-            reason = "the model found no answer in the sources"
-        else:
-            checked = check_citations(raw, evidence, self.embedder, threshold=s.support_threshold)
-            # Nothing the model wrote is backed by a source, and it either states numbers no
-            # source gives or itself says the sources do not answer: a guess, most often to a
-            # question about a detail the abstracts do not give. Refuse rather than show it.
-            reason = "no sentence of the draft answer is supported by the sources"
-            if not _unfounded(checked.sentences, raw, question, evidence):
-                reason = ""
-            if not reason and restates(checked.sentences, question):
-                reason = "the draft answer only restates the question"
-        if checked is None or reason:
+        checked = (
+            check_citations(raw, evidence, self.embedder, threshold=s.support_threshold) if raw else None
+        )
+        reason = _refusal_reason(raw, checked, question, evidence)
+        if reason:
             log.info("refused (%s): %s", reason, raw)
             yield finish(
                 text=REFUSAL,
@@ -313,6 +304,7 @@ class Pipeline:
                 prompt_tokens=prompt_tokens,
             )
             return
+        assert checked is not None
         yield finish(
             text=checked.text,
             citations=checked.citations,
@@ -365,6 +357,20 @@ def _unfounded(sentences: list[AnswerSentence], draft: str, question: str, evide
     new = content_words(draft) - content_words(question) - _META_WORDS
     sourced = set().union(*(content_words(ev.text) for ev in evidence))
     return len(new) >= 3 and len(new & sourced) < 0.5 * len(new)
+
+
+def _refusal_reason(raw: str, checked, question: str, evidence: list[Evidence]) -> str:
+    """Why the draft is not shown as an answer ("" when it is)."""
+    if checked is None or is_refusal(raw):
+        return "the model found no answer in the sources"
+    if _unfounded(checked.sentences, raw, question, evidence):
+        # Nothing the model wrote is backed by a source, and it invents numbers, declines, or
+        # answers from its own memory: most often a question about a detail the abstracts do
+        # not give. Refuse rather than show a guess.
+        return "no sentence of the draft answer is supported by the sources"
+    if restates(checked.sentences, question):
+        return "the draft answer only restates the question"
+    return ""
 
 
 def _count(llm: LLM, messages: list[dict[str, str]]) -> int | None:

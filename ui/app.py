@@ -43,7 +43,7 @@ def _reply(content: str, query: str, question: str) -> list[Message]:
     return [_query_note(query), message] if query != question else [message]
 
 
-def llm_choices(settings: Settings) -> list[tuple[str, str]]:
+def llm_choices(settings: Settings, *, probe_ollama: bool = True) -> list[tuple[str, str]]:
     """(label, value) pairs for the model menu: the settings' choice, the shipped embedded
     models, the models pulled on the Ollama server when it is reachable, and the configured
     OpenAI-compatible model. Values are `backend:model` ("auto" keeps the settings)."""
@@ -53,7 +53,9 @@ def llm_choices(settings: Settings) -> list[tuple[str, str]]:
     choices = [(f"default ({settings.llm_backend})", "auto")]
     choices += [(f"embedded: {name}", f"llamacpp:{name}") for name in SHIPPED]
     try:
-        pulled = OllamaLLM(settings.ollama_host, settings.ollama_model, timeout=2).models()
+        pulled = (
+            OllamaLLM(settings.ollama_host, settings.ollama_model, timeout=2).models() if probe_ollama else []
+        )
     except LLMError:
         pulled = []
     choices += [(f"Ollama: {name}", f"ollama:{name}") for name in pulled]
@@ -155,7 +157,12 @@ def create_app(pipeline: Pipeline):
             k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
             with gr.Row():
                 llm_choice = gr.Dropdown(
-                    llm_choices(s), value="auto", label="LLM backend / model", scale=4, elem_id="cw-model"
+                    # Ollama is asked on page load (below), not while the app is built.
+                    llm_choices(s, probe_ollama=False),
+                    value="auto",
+                    label="LLM backend / model",
+                    scale=4,
+                    elem_id="cw-model",
                 )
                 refresh = gr.Button("↻ list models", scale=1, size="sm")
             temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
