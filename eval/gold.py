@@ -14,7 +14,7 @@ from pathlib import Path
 
 TYPES = ("lookup", "numeric", "paraphrase", "multi", "followup", "unanswerable")
 REQUIRED = ("id", "question", "type", "facts", "papers")
-DEFAULT_GOLD = Path(__file__).parent / "gold" / "seed_gold.jsonl"
+DEFAULT_GOLD = Path(__file__).parent / "gold"  # dev.jsonl + test.jsonl (eval/split.py)
 
 
 class GoldError(ValueError):

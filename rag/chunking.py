@@ -10,35 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rag.text import estimate_tokens, sentence_spans
 from rag.types import Chunk
 
 TokenCounter = Callable[[str], int]
-
-# A sentence ends at . ! ? followed by space and an upper-case letter, digit or quote/bracket.
-# Common abbreviations and initials are not sentence ends.
-_ABBREV = re.compile(r"\b(e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|Sec|approx|resp|incl|al|[A-Z])\.$")
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) character spans of the sentences of `text`, whitespace excluded."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        candidate = text[start : m.start()].rstrip()
-        if _ABBREV.search(candidate):
-            continue
-        if candidate.strip():
-            spans.append((start, start + len(candidate)))
-        start = m.end()
-    if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    return spans
-
-
-def approx_tokens(text: str) -> int:
-    """Word-piece estimate used when no tokenizer is at hand (~1.3 pieces per word)."""
-    return int(len(re.findall(r"\w+|[^\w\s]", text)) * 1.15) + 1
 
 
 def _split_long(text: str, start: int, end: int, limit: int, count: TokenCounter):
@@ -61,7 +36,7 @@ def chunk_text(
     *,
     max_tokens: int,
     overlap_sentences: int = 1,
-    count_tokens: TokenCounter = approx_tokens,
+    count_tokens: TokenCounter = estimate_tokens,
     reserved_tokens: int = 0,
 ) -> list[Chunk]:
     """Chunks of whole sentences, each at most `max_tokens - reserved_tokens` tokens (the

@@ -1,26 +1,16 @@
-"""Parse `[n]` markers, drop numbers that were never offered, and check every answer sentence
-against the sources: small models often omit or misplace markers, and the user must still see
-correct citations, and see which sentences nothing supports."""
+"""`[n]` markers: parse them, strip them, keep them with their sentence, renumber them in reading
+order and turn them into `Citation`s. Whether a sentence is backed is decided in `rag.verify`."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-import numpy as np
-
-from rag.chunking import sentence_spans
-from rag.embedding import Embedder
-from rag.evidence import Evidence, Sentence, content_words
+from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Citation
 
 MARKER = re.compile(r"\[\s*(?:(?:sources?|ref)\s*)?(\d+(?:\s*[,;]\s*(?:(?:sources?)\s*)?\d+)*)\s*\]", re.I)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def numbers(text: str) -> set[str]:
-    """Numbers as digit strings ("6,800" == "6800"; "50%" and "50\\%" both give "50")."""
-    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+_TRAILING = re.compile(r"([.!?])((?:\s*" + MARKER.pattern + r")+)", re.I)
 
 
 def parse_markers(text: str) -> list[int]:
@@ -35,87 +25,49 @@ def strip_markers(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", text)).strip()
 
 
-def support(sentence: str, vector: np.ndarray, ev_sentence: Sentence, source_text: str) -> float:
-    """How well one source sentence backs an answer sentence: cosine similarity blended with
-    the share of the answer's content words it contains; numbers the source never states
-    halve the score (a wrong number is the commonest small-model error)."""
-    cos = float(vector @ ev_sentence.vector)
-    words = content_words(sentence)
-    lexical = len(words & content_words(ev_sentence.text)) / len(words) if words else 0.0
-    score = 0.6 * cos + 0.4 * lexical
-    stated = numbers(sentence)
-    if stated and not stated <= numbers(source_text):
-        score *= 0.5
-    return score
-
-
-@dataclass
-class Checked:
-    text: str
-    sentences: list[AnswerSentence]
-    citations: list[Citation]
-    invented: int
-
-
-def _best(sentence: str, vector: np.ndarray, ev: Evidence) -> tuple[float, Sentence]:
-    """Best-supporting sentence of a source. Only sentences shown to the model count."""
-    shown = [ev.sentences[i] for i in ev.chosen] or ev.sentences
-    source_text = " ".join(s.text for s in shown)
-    scored = [(support(sentence, vector, s, source_text), s) for s in shown]
-    return max(scored, key=lambda t: t[0])
-
-
-_TRAILING = re.compile(r"([.!?])((?:\s*" + MARKER.pattern + r")+)", re.I)
-
-
 def attach_trailing_markers(text: str) -> str:
     """'... pretraining. [1]' -> '... pretraining [1].' so a marker stays with its sentence."""
     return _TRAILING.sub(lambda m: m.group(2) + m.group(1), text)
 
 
-def check_citations(
-    answer: str, evidence: list[Evidence], embedder: Embedder, *, threshold: float = 0.45
-) -> Checked:
-    """Verify and repair the citations of `answer` against the sources it was given."""
-    offered = {ev.number: ev for ev in evidence}
-    answer = attach_trailing_markers(answer)
-    spans = sentence_spans(answer)
-    raw = [answer[s:e] for s, e in spans]
-    clean = [strip_markers(t) for t in raw]
-    vectors = np.asarray(embedder.embed_batch(clean), dtype=np.float32) if clean else []
-    invented = 0
-    sentences: list[AnswerSentence] = []
-    best_passage: dict[int, tuple[float, Sentence]] = {}
-    for text, plain, vec in zip(raw, clean, vectors):
-        cited = list(dict.fromkeys(parse_markers(text)))
-        invented += sum(1 for n in cited if n not in offered)
-        cited = [n for n in cited if n in offered]
-        if len(content_words(plain)) < 3:  # "Yes.", headings: nothing to verify
-            sentences.append(AnswerSentence(plain, cited, True, 1.0))
-            continue
-        scores = {n: _best(plain, vec, ev) for n, ev in offered.items()}
-        good = [n for n in cited if scores[n][0] >= threshold]
-        attributed = False
-        if not good and scores:
-            top = max(scores, key=lambda n: scores[n][0])
-            if scores[top][0] >= threshold:
-                good, attributed = [top], True
-        for n in good:
-            if n not in best_passage or scores[n][0] > best_passage[n][0]:
-                best_passage[n] = scores[n]
-        final = good or cited
-        score = max((scores[n][0] for n in final), default=0.0) if scores else 0.0
-        sentences.append(AnswerSentence(plain, final, bool(good), round(score, 4), attributed))
+# A marker stands for a paper, not for the source of a claim, when it follows one of these words
+# or opens the sentence: "proposed by [1]", "The papers are [1] and [2]", "[1] proposes".
+_NOUN_BEFORE = re.compile(
+    r"(?:^|\b(?:is|are|was|were|by|from|in|see|and|or|namely|called|titled|paper|papers|work|works|"
+    r"study|studies|article|both|including|like)|[:,(])\s*$",
+    re.I,
+)
 
-    # Renumber by first appearance so the reader sees [1], [2], ... in order.
-    renumber: dict[int, int] = {}
+
+def name_noun_markers(text: str, titles: dict[int, str]) -> str:
+    """Write the paper's title before a marker used as a noun, so the sentence names the paper:
+    "The work by [1] shows X" -> "The work by “Title” [1] shows X". Never leaves a blank."""
+    out, last = [], 0
+    for m in MARKER.finditer(text):
+        numbers = [int(n) for n in re.findall(r"\d+", m.group(1))]
+        if len(numbers) != 1 or numbers[0] not in titles or not _NOUN_BEFORE.search(text[last : m.start()]):
+            continue
+        title = titles[numbers[0]]
+        if title.lower() in text[max(0, m.start() - len(title) - 4) : m.start()].lower():
+            continue  # already named
+        out.append(text[last : m.start()] + f"“{title}” ")
+        last = m.start()
+    return "".join(out) + text[last:]
+
+
+def renumber(
+    sentences: Sequence[AnswerSentence], offered: dict[int, Evidence], best: dict[int, tuple[float, Sentence]]
+) -> list[Citation]:
+    """Number the cited sources by first appearance ([1], [2], ... in reading order), rewrite the
+    sentences' numbers in place, and return the citations with their best supporting passage."""
+    order: dict[int, int] = {}
     for s in sentences:
         for n in s.citations:
-            renumber.setdefault(n, len(renumber) + 1)
+            order.setdefault(n, len(order) + 1)
     citations = []
-    for old, new in renumber.items():
+    for old, new in order.items():
         ev = offered[old]
-        score, passage = best_passage.get(old) or _best(" ".join(s.text for s in sentences), vectors[0], ev)
+        score, passage = best[old]
         citations.append(
             Citation(
                 new,
@@ -127,14 +79,14 @@ def check_citations(
                 passage.start,
                 passage.end,
                 round(score, 4),
-            )
+            )  # fmt: skip
         )
     for s in sentences:
-        s.citations = [renumber[n] for n in s.citations]
-    return Checked(render_text(sentences), sentences, citations, invented)
+        s.citations = [order[n] for n in s.citations]
+    return citations
 
 
-def render_text(sentences: list[AnswerSentence]) -> str:
+def render_text(sentences: Sequence[AnswerSentence]) -> str:
     """The answer with its verified markers placed before each sentence's final punctuation."""
     out = []
     for s in sentences:

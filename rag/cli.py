@@ -168,6 +168,61 @@ def ask(
 
 
 @app.command()
+def verify(
+    claim: str = typer.Argument(None, help="A claim to check (or use --claims FILE)."),
+    paper: str = typer.Option(None, "--paper", help="Paper id to check against (default: best match)."),
+    claims_file: Path = typer.Option(None, "--claims", help='JSONL file of {"id", "claim", "paper_id"?}.'),
+    as_json: bool = typer.Option(False, "--json", help='Print one JSON object {"results": [...]}.'),
+    as_jsonl: bool = typer.Option(False, "--jsonl", help="Print one JSON line per claim."),
+) -> None:
+    """Check claims against the indexed abstracts: numbers, names, negations, directions, topic."""
+    if (claim is None) == (claims_file is None):
+        _fail("give one claim, or --claims FILE")
+    from rag.answer import Pipeline
+    from rag.claims import ClaimInput, ClaimVerifier, read_claims
+    from rag.store import StoreError
+
+    _quiet_libraries()
+    pipeline = Pipeline(_settings())
+    verifier = ClaimVerifier(pipeline.store, pipeline.embedder, pipeline.trust)
+    if claims_file is not None:
+        if not claims_file.is_file():
+            _fail(f"{claims_file}: no such file")
+        items = read_claims(claims_file)
+    else:
+        items = iter([ClaimInput("claim", claim.strip(), paper)])
+    results, bad = [], 0
+    try:
+        for result in verifier.check_all(items):
+            if result.error:
+                bad += 1
+                typer.secho(f"error: {result.error}", fg=typer.colors.RED, err=True)
+            if as_jsonl:
+                typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
+            elif not as_json:
+                _print_claim(result)
+            results.append(result)
+    except (StoreError, OSError, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps({"results": [r.to_json() for r in results]}, indent=2, ensure_ascii=False))
+    if bad:
+        raise typer.Exit(1)
+
+
+def _print_claim(result) -> None:
+    if result.error:
+        return
+    mark, color = (
+        ("SUPPORTED", typer.colors.GREEN) if result.supported else ("NOT SUPPORTED", typer.colors.RED)
+    )
+    typer.secho(f"{result.id}: {mark}", fg=color, bold=True, nl=False)
+    typer.echo(f" — {result.reason}  [{result.paper_id}]")
+    if result.passage:
+        typer.echo(f'    closest sentence: "{result.passage}"')
+
+
+@app.command()
 def chat(
     host: str = typer.Option(None, help="Address to bind (default 127.0.0.1)."),
     port: int = typer.Option(None, help="Port (default 7860)."),
@@ -212,6 +267,7 @@ def evaluate(
     ),
     list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
     calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
+    verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
     model: str = typer.Option(
         None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
     ),
@@ -245,6 +301,21 @@ def evaluate(
     def progress(items, name):
         return tqdm(items, desc=name, unit="q")
 
+    if verifier:
+        from datetime import datetime
+
+        from eval.verifier import benchmark
+
+        folder = out or Path("reports") / f"verifier-{datetime.now():%Y%m%d-%H%M%S}"
+        try:
+            result = benchmark(Pipeline(_settings()), folder)
+        except (StoreError, ValueError, OSError) as exc:
+            _fail(str(exc))
+        from eval.verifier import render
+
+        typer.echo("\n".join(render(result)))
+        typer.echo(f"\nreport: {folder / 'verifier.md'}")
+        return
     if calibrate:
         from eval.calibrate import calibrate as run_calibration
         from eval.harness import load_checked

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag.chunking import approx_tokens
+from rag.text import estimate_tokens
 
 if TYPE_CHECKING:
     from rag.settings import Settings
@@ -30,7 +30,7 @@ class Embedder(ABC):
         return self.embed_batch([text])[0]
 
     def count_tokens(self, text: str) -> int:
-        return approx_tokens(text)
+        return estimate_tokens(text)
 
 
 def default_model_path() -> Path:

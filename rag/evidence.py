@@ -9,35 +9,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.chunking import sentence_spans
 from rag.embedding import Embedder
 from rag.prompts import INSTRUCTION_PATTERNS
+from rag.text import content_words, estimate_tokens, overlap, sentence_spans
 from rag.types import Paper, SearchResult
 
 _INSTRUCTION = re.compile("|".join(INSTRUCTION_PATTERNS), re.I)
-_STOP = set(
-    "a an the of in on for to and or is are was were be been by with as at from that this these "
-    "those it its we our their they which what how does do did who whom when where why than into "
-    "can could may might using use used based paper papers study work show shows".split()
-)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words that carry meaning, crudely stemmed (plural s)."""
-    words = re.findall(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]", text.lower())
-    return {w[:-1] if len(w) > 4 and w.endswith("s") else w for w in words if w not in _STOP}
-
-
-def overlap(query_words: set[str], text: str) -> float:
-    """Share of the query's content words that occur in `text`."""
-    if not query_words:
-        return 0.0
-    return len(query_words & content_words(text)) / len(query_words)
-
-
-def estimate_tokens(text: str) -> int:
-    """LLM tokens, roughly (4 characters per token for English)."""
-    return len(text) // 4 + 1
 
 
 @dataclass
@@ -124,3 +101,12 @@ def select_evidence(
         ev.number = number
         ev.chosen.sort()
     return kept
+
+
+def evidence_for(paper: Paper, embedder: Embedder, number: int = 1) -> Evidence:
+    """A whole abstract as one source, every sentence embedded (what a claim is checked against)."""
+    spans = sentence_spans(paper.abstract)
+    texts = [paper.abstract[s:e] for s, e in spans]
+    vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else np.zeros((0, 1))
+    sentences = [Sentence(s, e, t, v) for (s, e), t, v in zip(spans, texts, vectors)]
+    return Evidence(number, paper, sentences, list(range(len(sentences))))

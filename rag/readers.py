@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rag.text import strip_control
 from rag.types import Paper
 
 SIDECAR_NAME = "papers.jsonl"
@@ -35,7 +36,6 @@ _FIELD_ALIASES = {
     "venue": ("venue", "conference"),
 }
 _KNOWN = {alias for aliases in _FIELD_ALIASES.values() for alias in aliases} | {"occurrences"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass
@@ -58,7 +58,7 @@ class ReadReport:
 
 def clean_text(text: str) -> str:
     """Drop control characters and collapse whitespace (what we store and show)."""
-    return re.sub(r"\s+", " ", _CONTROL.sub(" ", unicodedata.normalize("NFC", text))).strip()
+    return re.sub(r"\s+", " ", strip_control(unicodedata.normalize("NFC", text))).strip()
 
 
 def normalize_text(text: str) -> str:
@@ -163,7 +163,7 @@ def read_plain(path: Path, label: str, report: ReadReport) -> None:
     report.papers.append(paper_from_record({"abstract": "\n".join(blocks), "title": title}, f"{label}#0"))
 
 
-def _json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+def json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """(line number, object) for each non-blank line, or (line number, error) when the line is
     not a JSON object. Streams, so a large file is never held in memory."""
     if path.stat().st_size > MAX_FILE_BYTES:
@@ -186,7 +186,7 @@ def _json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
 
 def read_jsonl(path: Path, label: str, report: ReadReport) -> None:
     index = 0
-    for lineno, row in _json_objects(path):
+    for lineno, row in json_objects(path):
         try:
             if isinstance(row, str):
                 raise ValueError(row)
@@ -272,7 +272,7 @@ def read_paths(paths: list[Path]) -> ReadReport:
 def _load_sidecar(path: Path, report: ReadReport) -> list[dict[str, Any]]:
     rows = []
     try:
-        for lineno, row in _json_objects(path):
+        for lineno, row in json_objects(path):
             if isinstance(row, str):
                 report.errors.append(ReadError(str(path), lineno, f"sidecar row skipped: {row}"))
             else:

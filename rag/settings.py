@@ -92,6 +92,21 @@ class Settings(BaseSettings):
     support_threshold: float = Field(
         0.45, description="Min support score for a sentence to count as backed by a source."
     )
+    claim_checks: list[str] = Field(
+        ["numbers", "names", "polarity", "direction", "similarity"],
+        description="Checks every answer sentence must pass against the passage it cites "
+        "(rag/verify.py); a JSON list. Switch one off only to measure it.",
+    )
+    abstention_rules: list[str] = Field(
+        [
+            "low_relevance",
+            "unstated_quantity",
+            "model_declined",
+            "no_supported_sentence",
+            "restates_question",
+        ],
+        description="Rules that may refuse an answer (rag/verify.py); a JSON list.",
+    )
     max_question_chars: int = Field(2000, ge=10, description="Longer questions are refused.")
 
     # --- LLM backends ---------------------------------------------------------------------

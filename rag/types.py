@@ -98,14 +98,26 @@ class Citation:
 
 
 @dataclass
+class Check:
+    """One named check of a claim against a source; `detail` says why it failed."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
 class AnswerSentence:
-    """One sentence of the answer, the source numbers backing it and whether support was found."""
+    """One sentence of the answer, the source numbers backing it, whether it passed its checks,
+    and the checks themselves. A sentence with no claim ("Yes.") is kept but backs nothing."""
 
     text: str
     citations: list[int]
     supported: bool
     score: float
     attributed: bool = False  # the checker attached the citation, the model gave none
+    checks: list[Check] = field(default_factory=list)
+    claim: bool = True
 
 
 @dataclass
@@ -128,7 +140,11 @@ class Answer:
     model: str = ""
     query: str = ""  # the standalone query actually searched (after follow-up rewriting)
     invented_citations: int = 0
-    abstain_reason: str = ""
+    abstain_reason: str = ""  # the human sentence
+    abstain_code: str = ""  # the rule that refused (rag.verify.RULES)
+    removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
+    draft: str = ""  # what the model wrote, before checking
+    evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     error: str = ""  # set when the LLM failed; the sources are still returned
 
@@ -139,8 +155,11 @@ class Answer:
             "answer": self.text,
             "abstained": self.abstained,
             "abstain_reason": self.abstain_reason,
+            "abstain_code": self.abstain_code,
             "citations": [asdict(c) for c in self.citations],
             "sentences": [asdict(s) for s in self.sentences],
+            "not_found_in_sources": [asdict(s) for s in self.removed],
+            "draft": self.draft,
             "invented_citations": self.invented_citations,
             "retrieved": [r.to_json() for r in self.retrieved],
             "timings": asdict(self.timings),

@@ -6,12 +6,10 @@ from rag.answer import (
     SourcesEvent,
     TokenEvent,
     Turn,
-    clean_draft,
-    is_refusal,
     standalone_query,
-    unstated_focus,
 )
-from rag.prompts import REFUSAL, SYSTEM_PROMPT
+from rag.prompts import SYSTEM_PROMPT
+from rag.verify import REFUSAL, clean_draft, is_refusal, unstated_focus
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 
@@ -63,6 +61,7 @@ def test_quantity_the_sources_never_mention_is_refused_without_generation(indexe
     pipeline, llm = make_pipeline(indexed, embedder, [])
     answer = pipeline.ask("How many GPUs were used to study knowledge entropy?")
     assert answer.abstained and "GPUs" in answer.abstain_reason and not llm.prompts
+    assert answer.abstain_code == "unstated_quantity"
     assert unstated_focus("How many nodes can the graph transformer handle?", [PAPERS[2]["abstract"]]) == []
     assert unstated_focus("How much does it improve?", ["anything"]) == []
 
@@ -143,11 +142,13 @@ def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embed
 def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The team used 512 TPUs over 9 weeks."])
     answer = pipeline.ask("What hardware did the knowledge entropy study use?")
-    assert answer.abstained and "no sentence of the draft" in answer.abstain_reason
-    # A draft that only points at its source is kept: the citation carries the answer.
+    assert answer.abstained and answer.abstain_code == "no_supported_sentence"
+    assert "the numbers 512, 9 are not in" in answer.removed[0].checks[0].detail
+    # A draft that only points at its source names the paper: the title carries the answer.
     pipeline, _ = make_pipeline(indexed, embedder, ["The paper you mean is [1]."])
     answer = pipeline.ask("Which paper studies how knowledge entropy changes in pretraining?")
     assert not answer.abstained and answer.citations[0].paper_id == "p-entropy"
+    assert answer.text == "The paper you mean is “Knowledge Entropy Decay” [1]."
 
 
 def test_a_draft_that_only_restates_the_question_is_refused(indexed, embedder):

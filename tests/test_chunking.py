@@ -1,7 +1,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag.chunking import approx_tokens, chunk_text, sentence_spans
+from rag.chunking import chunk_text
+from rag.text import estimate_tokens as approx_tokens
+from rag.text import sentence_spans
 
 ABSTRACT = (
     "We study large models, e.g. transformers, at scale. Accuracy rises from 71.5% to 80.2% on "

@@ -1,9 +1,10 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag.citations import attach_trailing_markers, check_citations, parse_markers, strip_markers
+from rag.citations import attach_trailing_markers, parse_markers, strip_markers
 from rag.evidence import select_evidence
 from rag.types import Chunk, Paper, Passage, SearchResult
+from rag.verify import Trust, check_answer
 from tests.conftest import PAPERS
 from tests.fakes import FakeEmbedder
 
@@ -32,8 +33,8 @@ def test_parse_and_strip_markers():
 
 def test_invented_numbers_are_removed_and_counted():
     emb, ev = _evidence()
-    checked = check_citations(
-        "Knowledge entropy declines as pretraining advances [7].", ev, emb, threshold=0.3
+    checked = check_answer(
+        "Knowledge entropy declines as pretraining advances [7].", ev, emb, Trust(support_threshold=0.3)
     )
     assert checked.invented == 1
     assert "[7]" not in checked.text
@@ -43,8 +44,8 @@ def test_invented_numbers_are_removed_and_counted():
 
 def test_missing_marker_gets_the_supporting_source():
     emb, ev = _evidence()
-    checked = check_citations(
-        "Graph transformers scale to graphs with 100 million nodes.", ev, emb, threshold=0.3
+    checked = check_answer(
+        "Graph transformers scale to graphs with 100 million nodes.", ev, emb, Trust(support_threshold=0.3)
     )
     s = checked.sentences[0]
     assert s.attributed and s.supported and s.citations == [1]
@@ -57,29 +58,37 @@ def test_wrong_citation_is_moved_to_the_supporting_source():
     emb, ev = _evidence()
     n_moe = next(e.number for e in ev if e.paper.id == "p-moe")
     n_entropy = next(e.number for e in ev if e.paper.id == "p-entropy")
-    checked = check_citations(
-        f"Routing weights serve as embeddings without finetuning [{n_entropy}].", ev, emb, threshold=0.3
+    checked = check_answer(
+        f"Routing weights serve as embeddings without finetuning [{n_entropy}].",
+        ev,
+        emb,
+        Trust(support_threshold=0.3),
     )
     assert checked.citations[0].paper_id == "p-moe" and n_moe != n_entropy
 
 
 def test_unsupported_sentence_is_marked():
     emb, ev = _evidence()
-    checked = check_citations(
-        "Bananas are rich in potassium and grow in tropical climates [1].", ev, emb, threshold=0.3
+    checked = check_answer(
+        "Bananas are rich in potassium and grow in tropical climates [1].",
+        ev,
+        emb,
+        Trust(support_threshold=0.3),
     )
-    assert checked.sentences[0].supported is False
+    assert not checked.sentences and checked.removed[0].supported is False
+    assert any(not c.passed and c.name == "similarity" for c in checked.removed[0].checks)
 
 
-def test_wrong_number_lowers_support():
+def test_wrong_number_fails_the_sentence():
     emb, ev = _evidence()
-    right = check_citations(
-        "The method improves embedding benchmarks by 10.5 percent.", ev, emb, threshold=0.3
+    right = check_answer(
+        "The method improves embedding benchmarks by 10.5 percent.", ev, emb, Trust(support_threshold=0.3)
     )
-    wrong = check_citations(
-        "The method improves embedding benchmarks by 47.5 percent.", ev, emb, threshold=0.3
+    wrong = check_answer(
+        "The method improves embedding benchmarks by 47.5 percent.", ev, emb, Trust(support_threshold=0.3)
     )
-    assert wrong.sentences[0].score < right.sentences[0].score
+    assert right.sentences[0].supported
+    assert not wrong.sentences and "47.5" in wrong.removed[0].checks[0].detail
 
 
 def test_evidence_respects_budget_and_keeps_best_sentence_per_paper():

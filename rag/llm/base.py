@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
+from rag.text import estimate_tokens
+
 Message = dict[str, str]
 
 
@@ -27,7 +29,7 @@ class LLM(ABC):
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens; backends with a tokenizer at hand count exactly."""
-        return max(1, len(text) // 4)
+        return estimate_tokens(text)
 
     def describe(self) -> str:
         return f"{self.backend}:{self.model}"

@@ -1,0 +1,211 @@
+"""The one home of text handling: sentences, words, stems, numbers, names and token estimates.
+
+Everything that splits, normalizes or counts text goes through here, so the chunker, the evidence
+selector, the claim checks and the evaluation agree on what a sentence, a word or a number is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# ---- sentences
+
+# A sentence ends at . ! ? followed by space and an upper-case letter, digit or quote/bracket,
+# unless the text before the stop is an abbreviation ("e.g.", "No. 3", "Tab. 2", "w.r.t. the").
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Tab|No|Nos|approx|resp|incl|al|Dr|Mr|Ms|"
+    r"Prof|St|vol|pp|w\.r\.t|a\.k\.a|[A-Z])|\bw\.r\.t)\.$"
+)
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the sentences of `text`, whitespace excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        candidate = text[start : m.start()].rstrip()
+        if _ABBREV.search(candidate):
+            continue
+        if candidate.strip():
+            spans.append((start, start + len(candidate)))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+def sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+# ---- words
+
+STOP_WORDS = frozenset(
+    "a an the of in on for to and or is are was were be been being by with as at from that this these "
+    "those it its we our us their they them which what how does do did who whom whose when where why "
+    "than then into onto can could may might must shall should will would using use used uses based "
+    "paper papers study studies work works show shows shown also such via each both either other more "
+    "most much many some any all only very so if but not no nor about over under between while there "
+    "here has have had having i you he she his her my your one ones s".split()
+)
+# Words that refer to the sources rather than to research content.
+META_WORDS = frozenset(
+    "according source sources abstract abstracts author authors text propose proposes proposed "
+    "introduce introduces introduced present presents presented approach method methods".split()
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-]*[a-z0-9]|[a-z0-9]")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer, installed with the BM25 retriever
+
+    return Stemmer.Stemmer("english")
+
+
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (hyphenated compounds split into their parts), in order."""
+    out: list[str] = []
+    for token in _WORD.findall(normalize(text)):
+        out.extend(p for p in token.split("-") if p)
+    return out
+
+
+def content_words(text: str) -> set[str]:
+    """Stems of the words that carry meaning (stop words removed)."""
+    return {stem(w) for w in words(text) if w not in STOP_WORDS}
+
+
+def overlap(query_words: set[str], text: str) -> float:
+    """Share of the query's content words that occur in `text`."""
+    if not query_words:
+        return 0.0
+    return len(query_words & content_words(text)) / len(query_words)
+
+
+# ---- normalization, numbers and names
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_control(text: str) -> str:
+    """Control characters become spaces (they break terminals, JSON and tokenizers)."""
+    return _CONTROL.sub(" ", text)
+
+
+def normalize(text: str) -> str:
+    """NFKC, lower case, unified dashes, `×` -> `x`, LaTeX `\\%`/`\\times` and thousands separators
+    removed: "6,800" == "6800", "1.53×" == "1.53x", "84.15\\%" == "84.15%"."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = text.replace("\\%", "%").replace("\\times", "x").replace("×", "x").replace("$", "")
+    text = re.sub(r"\\[a-z]+", " ", text)  # other LaTeX commands (\uparrow, \textit)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    return re.sub(r"[‐‑‒–—]", "-", text)
+
+
+_NUMBER = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?")
+NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20",
+    "hundred": "100", "thousand": "1000", "twice": "2", "double": "2", "half": "0.5",
+}  # fmt: skip
+
+
+def _canonical(number: str) -> str:
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return number.lstrip("0") or "0"
+
+
+def numbers(text: str, *, words: bool = True) -> set[str]:
+    """The numbers stated in `text`, canonical ("6,800" -> "6800", "84.150" -> "84.15"), and with
+    `words` number words too ("three" -> "3"; too ambiguous to count as a claim: "either one").
+    Digits glued to letters before them ("Llama3", "CIFAR10") belong to names."""
+    norm = normalize(text)
+    found = {_canonical(n) for n in _NUMBER.findall(norm)}
+    if words:
+        found |= {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", norm) if w in NUMBER_WORDS}
+    return found
+
+
+_NAME = re.compile(r"(?<![\w-])[A-Za-z0-9][\w]*(?:[-.:/][\w]+)*")
+_ACRONYM = re.compile(r"^[A-Z]{2,}s?$")
+
+
+def is_name(token: str) -> bool:
+    """Method, model, dataset or benchmark names: an upper-case letter after the first character
+    (MoEE, LoRA, GPT-4o, Time-MoE, MILP-Evolve), or letters mixed with digits (Llama-3, 405B,
+    BDD100K). Plain capitalized words and plain numbers are not names."""
+    if len(token) < 2 or token.replace(".", "").isdigit():
+        return False
+    has_alpha = any(c.isalpha() for c in token)
+    if has_alpha and any(c.isdigit() for c in token):
+        return not re.fullmatch(r"\d+(?:\.\d+)?(?:x|s|k|m|b|th|st|nd|rd|d|%)?", token.lower()) or bool(
+            re.fullmatch(r"\d+[A-Z]+", token)
+        )
+    return any(c.isupper() for c in token[1:])
+
+
+def names(text: str) -> set[str]:
+    """Name tokens of `text` (see `is_name`), and capitalized words inside a sentence (proper
+    nouns: "Waymo", "Mistral"), as written, trailing punctuation removed."""
+    found = set()
+    for sentence in sentences(text):
+        for i, m in enumerate(_NAME.finditer(sentence)):
+            token = m.group(0).rstrip(".:/-")
+            proper = (
+                i > 0
+                and re.fullmatch(r"[A-Z][a-z]{2,}", token)
+                and sentence[m.start() - 2 : m.start()] != ": "
+            )
+            if is_name(token) or proper:
+                found.add(token)
+    return found
+
+
+def compact(text: str) -> str:
+    """Lower case with everything but letters and digits removed: "Llama-3" == "llama 3"."""
+    return re.sub(r"[^a-z0-9]+", "", normalize(text))
+
+
+def name_in(name: str, text: str) -> bool:
+    """Whether `name` occurs in `text` as a whole token or token run, ignoring case, hyphens and
+    spacing; an acronym also matches the words it abbreviates ("LLMs" ~ "large language models")."""
+    spaced = " " + re.sub(r"[^a-z0-9]+", " ", normalize(text)) + " "
+    tokens = spaced.split()
+    variants = {name, name[:-1] if _ACRONYM.match(name) and name.endswith("s") else name}
+    for variant in variants:
+        key = re.sub(r"[^a-z0-9]+", " ", normalize(variant)).strip()
+        if not key:
+            continue
+        if f" {key} " in spaced or f" {key}s " in spaced:
+            return True
+        joined = key.replace(" ", "")
+        width = key.count(" ") + 1
+        for n in range(1, width + 3):
+            if any("".join(tokens[i : i + n]) in (joined, joined + "s") for i in range(len(tokens) - n + 1)):
+                return True
+        if _ACRONYM.match(variant) and _abbreviates(variant.rstrip("s").lower(), tokens):
+            return True
+    return False
+
+
+def _abbreviates(acronym: str, tokens: list[str]) -> bool:
+    n = len(acronym)
+    return any("".join(t[0] for t in tokens[i : i + n]) == acronym for i in range(len(tokens) - n + 1))
+
+
+# ---- tokens
+
+
+def estimate_tokens(text: str) -> int:
+    """LLM or word-piece tokens when no tokenizer is at hand: ~1.3 per word or punctuation mark
+    for English research prose (measured against the Qwen and MiniLM tokenizers)."""
+    return int(len(re.findall(r"\w+|[^\w\s]", text)) * 1.3) + 1
