@@ -26,8 +26,9 @@ from llama_index.core.llms import CustomLLM
 from llama_index.vector_stores.chroma import ChromaVectorStore
 from pydantic import PrivateAttr
 
-from rag.answer import Turn, is_refusal
-from rag.chunking import sentence_spans
+from rag.answer import Turn
+from rag.text import sentence_spans
+from rag.verify import is_refusal
 from rag.embedding import Embedder
 from rag.llm import LLM
 from rag.store import Store

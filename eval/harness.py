@@ -35,6 +35,7 @@ def evaluate(
     types: Sequence[str] = (),
     retrieval_only: bool = False,
     out: Path | None = None,
+    ablation: bool = False,
     progress=lambda items, _: items,
     command: str = "",
 ) -> tuple[Path, dict[str, Any]]:
@@ -45,7 +46,7 @@ def evaluate(
     results: list[ItemResult] = []
     for config in chosen:
         answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
-        results += run_config(config, items, pipeline, answer=answer, progress=progress)
+        results += run_config(config, items, pipeline, answer=answer, ablation=ablation, progress=progress)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or Path("reports") / stamp
     meta = {
@@ -53,7 +54,8 @@ def evaluate(
         "gold": ", ".join(str(g) for g in gold)
         or str(DEFAULT_GOLD.relative_to(Path(__file__).parent.parent)),
         "n_items": len(items),
-        "mode": "retrieval only" if retrieval_only else "retrieval + answers",
+        "mode": ("retrieval only" if retrieval_only else "retrieval + answers")
+        + (" + ablation (every item drafted)" if ablation else ""),
         "command": command or "citewise eval " + " ".join(sys.argv[2:]),
         "machine": f"{platform.machine()}, {_cores()} cores, Python {platform.python_version()}",
         "wall_s": time.perf_counter() - started,
@@ -70,6 +72,7 @@ def evaluate(
                 "model",
                 "llm_backend",
                 "min_relevance",
+                "support_threshold",
                 "answer_k",
                 "fusion",
                 "context_tokens",

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
+
+from rag import text as tx
+from rag.citations import strip_markers
 
 # ---- text normalization
 
 
 def normalize(text: str) -> str:
-    """Lowercase, unify hyphens/dashes/× and spacing, drop thousands separators and a trailing
-    '%': "6,800" == "6800", "1.53×" == "1.53x", "Time-300B" == "time 300b"."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = text.replace("\\%", "%").replace("×", "x").replace("$", "")
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
-    text = re.sub(r"[-‐‑‒–—_/]", " ", text)
+    """`rag.text.normalize`, then hyphens, slashes and punctuation as spaces: "6,800" == "6800",
+    "1.53×" == "1.53x", "Time-300B" == "time 300b"."""
+    text = re.sub(r"[-_/]", " ", tx.normalize(text))
     text = re.sub(r"[^\w.%+ ]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -76,10 +75,14 @@ def ndcg_at_k(ranked: Sequence[str], gold: Sequence[str], k: int = 10) -> float 
 # ---- answers
 
 
-def fact_recall(answer: str, facts: Sequence[Sequence[str]]) -> float | None:
-    """Share of required facts present in the answer (any accepted variant counts)."""
+def fact_recall(answer: str, facts: Sequence[Sequence[str]], question: str = "") -> float | None:
+    """Share of required facts present in the answer (any accepted variant counts). `[n]` markers
+    are stripped first (a "[1]" must not match the fact "1"), and a fact the question already
+    contains is not counted: repeating the question is not knowing the answer."""
+    facts = [f for f in facts if not any(contains(question, v) for v in f)]
     if not facts:
         return None
+    answer = strip_markers(answer)
     return sum(any(contains(answer, v) for v in variants) for variants in facts) / len(facts)
 
 
@@ -88,9 +91,12 @@ def fact_recall(answer: str, facts: Sequence[Sequence[str]]) -> float | None:
 
 def citation_precision(cited: Sequence[tuple[str, str]], gold: Sequence[str], facts) -> float | None:
     """Share of citations that point to a gold paper AND whose cited passage contains a
-    required fact (for items without facts, the paper match alone counts)."""
-    if not cited or not gold:
+    required fact (for items without facts, the paper match alone counts). An answer that cites
+    nothing scores 0: an uncited answer is not a precisely cited one."""
+    if not gold:
         return None
+    if not cited:
+        return 0.0
     good = 0
     for pid, passage in cited:
         if pid in gold and (not facts or any(contains(passage, v) for f in facts for v in f)):
@@ -103,6 +109,25 @@ def citation_recall(cited_papers: Sequence[str], gold: Sequence[str]) -> float |
     if not gold:
         return None
     return len(set(cited_papers) & set(gold)) / len(set(gold))
+
+
+def refused(abstained: bool) -> float:
+    """1 when the system refused the item. Averaged over unanswerable items it is the share
+    rightly refused; over answerable items, the share wrongly refused."""
+    return float(abstained)
+
+
+def bootstrap_ci(
+    values: Sequence[float | None], *, rounds: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """95 % percentile-bootstrap interval of the mean of the values that apply (items resampled
+    with replacement)."""
+    vals = np.asarray([v for v in values if v is not None], dtype=float)
+    if len(vals) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    means = vals[rng.integers(0, len(vals), size=(rounds, len(vals)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def cited_sentence_share(sentence_citations: Sequence[Sequence[int]]) -> float | None:

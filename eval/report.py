@@ -11,7 +11,10 @@ from eval import metrics as m
 from eval.runner import ItemResult
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
-ANSWER = ["fact_recall", "citation_precision", "citation_recall", "cited_sentences", "supported_sentences"]
+ANSWER = ["fact_recall", "citation_precision", "citation_recall", "answer_words"]
+# Graded by citewise's own checker: not comparable with the baseline, which has no checker.
+SELF = ["cited_sentences", "supported_sentences"]
+REFUSED = ["refused_unanswerable", "refused_answerable"]
 REFUSAL = [
     "abstain_precision",
     "abstain_recall",
@@ -21,16 +24,22 @@ REFUSAL = [
     "litqa_precision",
 ]
 LATENCY = ["retrieval_p50", "retrieval_p95", "first_token_p50", "first_token_p95", "total_p50", "total_p95"]
-HEADLINE = ["hit@1", "hit@5", "mrr", "ndcg@10", "fact_recall", "citation_precision", "citation_recall",
-            "abstain_accuracy", "litqa_precision", "first_token_p50", "total_p50"]  # fmt: skip
-LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate"}
+HEADLINE = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
+            "refused_answerable", "litqa_precision", "first_token_p50", "total_p50"]  # fmt: skip
+# Per-item means that get a bootstrap 95 % interval in the report.
+WITH_CI = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
+           "refused_answerable"]  # fmt: skip
+LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words"}
 
 
 def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:
     """Flat metric -> value for one config's results (means over items where a metric applies)."""
     out: dict[str, float | None] = {"items": float(len(results))}
-    for key in RETRIEVAL + ANSWER:
+    for key in RETRIEVAL + ANSWER + SELF + REFUSED:
         out[key] = m.mean([r.scores.get(key) for r in results])
+    for key in WITH_CI:
+        ci = m.bootstrap_ci([r.scores.get(key) for r in results])
+        out[f"{key}_ci"] = list(ci) if ci else None  # type: ignore[assignment]
     answered = [r for r in results if r.answered]
     if answered:
         out |= m.abstention_scores(
@@ -52,15 +61,37 @@ def build_summary(results: Sequence[ItemResult], meta: dict[str, Any]) -> dict[s
     return {
         **meta,
         "configs": {c: summarize(rs) for c, rs in by_config.items()},
+        "ablation": {c: ablation(rs) for c, rs in by_config.items() if any(r.variants for r in rs)},
         "by_type": {
             c: {t: summarize([r for r in rs if r.type == t]) for t in types} for c, rs in by_config.items()
         },
     }
 
 
+ABLATION = ["fact_recall", "citation_precision", "refused_unanswerable", "refused_answerable"]
+
+
+def ablation(results: Sequence[ItemResult]) -> dict[str, dict[str, float | None]]:
+    """Per check or rule switched off: the ablation metrics over the same drafts ("all on" first)."""
+    names = list(dict.fromkeys(n for r in results for n in r.variants))
+    rows = {"all on": {k: m.mean([r.scores.get(k) for r in results]) for k in ABLATION}}
+    for name in names:
+        rows[f"without {name}"] = {
+            k: m.mean([r.variants[name].get(k) for r in results if name in r.variants]) for k in ABLATION
+        }
+    return rows
+
+
+def _with_ci(vals: dict[str, Any], key: str) -> str:
+    ci = vals.get(f"{key}_ci")
+    return f"{_fmt(key, vals.get(key))} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else _fmt(key, vals.get(key))
+
+
 def _fmt(key: str, value: float | None) -> str:
     if value is None:
         return "—"
+    if key == "answer_words":
+        return f"{value:.1f}"
     if key.endswith(("_p50", "_p95")):
         return f"{value:.2f} s"
     if key in ("items", "errors"):
@@ -89,6 +120,12 @@ def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:
         "",
         "Configs: " + "; ".join(f"**{n}**: {d}" for n, d in summary["descriptions"].items()),
         "",
+        "## With bootstrap 95 % intervals (items resampled, 2,000 rounds)",
+        "",
+        "| config | " + " | ".join(WITH_CI) + " |",
+        "|---" * (len(WITH_CI) + 1) + "|",
+        *[f"| {n} | " + " | ".join(_with_ci(v, k) for k in WITH_CI) + " |" for n, v in cfg.items()],
+        "",
         "## Retrieval (paper level)",
         "",
         *table(cfg, RETRIEVAL),
@@ -96,10 +133,18 @@ def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:
     ]
     if any(v.get("fact_recall") is not None for v in cfg.values()):
         lines += ["## Answers and citations", "", *table(cfg, ANSWER + ["errors"]), ""]
-        lines += ["## Refusals", "", *table(cfg, REFUSAL), ""]
+        lines += ["## Refusals", "", *table(cfg, REFUSED + REFUSAL), ""]
+        own = {n: v for n, v in cfg.items() if v.get("supported_sentences") is not None}
+        if own:
+            lines += ["## Self-checks (graded by citewise's own checker; the baseline has none)", "",
+                      *table(own, SELF), ""]  # fmt: skip
+    for name, rows in summary.get("ablation", {}).items():
+        lines += [f"## Ablation: {name}, each check or rule off in turn (same drafts)", "",
+                  *table(rows, ABLATION, first="variant"), ""]  # fmt: skip
     lines += ["## Latency", "", *table(cfg, LATENCY), ""]
     for name, types in summary["by_type"].items():
-        keys = ["items", "hit@1", "hit@5", "mrr"] + (["fact_recall", "citation_precision", "abstain_rate"]
+        keys = ["items", "hit@1", "hit@5", "mrr"] + (["fact_recall", "citation_precision", "abstain_rate",
+                                                      "answer_words"]
                                                      if cfg[name].get("fact_recall") is not None else [])  # fmt: skip
         lines += [f"## By question type: {name}", "", *table(types, keys, first="type"), ""]
     lines += ["## Plots", ""] + [f"![{p}]({p})" for p in plots]
@@ -189,7 +234,7 @@ def compare(a: Path, b: Path, tolerance: float = 0.005) -> list[str]:
     sb = json.loads((b / "summary.json").read_text())["configs"]
     lines = [f"{a} -> {b}"]
     for config in [c for c in sb if c in sa]:
-        for key in RETRIEVAL + ANSWER + REFUSAL + LATENCY:
+        for key in RETRIEVAL + ANSWER + REFUSED + REFUSAL + LATENCY:
             va, vb = sa[config].get(key), sb[config].get(key)
             if va is None or vb is None or abs(vb - va) <= tolerance:
                 continue

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from eval import metrics as m
 from eval.configs import Config
 from eval.gold import GoldItem
-from rag.answer import Pipeline, Turn, standalone_query
+from rag.answer import Pipeline, Turn, judge, standalone_query
 from rag.types import Answer, Timings
+from rag.verify import PRE_GENERATION_RULES
 
 RANK_DEPTH = 10  # nDCG@10 needs ten ranked papers
 
@@ -39,6 +40,9 @@ class ItemResult:
     abstain_reason: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
+    draft: str = ""  # the model's text before checking
+    removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
+    variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,13 +60,19 @@ def retrieval_scores(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, fl
 
 
 def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
+    refusals = {
+        "refused_unanswerable": None if item.answerable else m.refused(answer.abstained),
+        "refused_answerable": m.refused(answer.abstained) if item.answerable else None,
+    }
     if answer.abstained or answer.error:
-        facts = 0.0 if item.answerable else None
-        return {"fact_recall": facts, "citation_precision": None, "citation_recall": facts, "cited_sentences": None,
-                "supported_sentences": None}  # fmt: skip
+        facts = 0.0 if item.answerable and m.fact_recall("", item.facts, item.question) is not None else None
+        return refusals | {"fact_recall": facts, "citation_precision": None,
+                           "citation_recall": 0.0 if item.answerable else None, "cited_sentences": None,
+                           "supported_sentences": None, "answer_words": None}  # fmt: skip
     cited = [(c.paper_id, c.passage) for c in answer.citations]
-    return {
-        "fact_recall": m.fact_recall(answer.text, item.facts),
+    return refusals | {
+        "answer_words": float(len(answer.text.split())),
+        "fact_recall": m.fact_recall(answer.text, item.facts, item.question),
         "citation_precision": m.citation_precision(cited, item.papers, item.facts)
         if item.answerable
         else None,
@@ -76,14 +86,15 @@ def is_correct(item: GoldItem, answer: Answer) -> bool:
     """Answered with every required fact, or abstained on an unanswerable item."""
     if not item.answerable:
         return answer.abstained
-    return not answer.abstained and not answer.error and m.fact_recall(answer.text, item.facts) == 1.0
+    recall = m.fact_recall(answer.text, item.facts, item.question)
+    return not answer.abstained and not answer.error and recall in (1.0, None)
 
 
 class System:
     """What a config runs: ranking for retrieval metrics and answering, with the same history."""
 
-    def __init__(self, pipeline: Pipeline, baseline=None):
-        self.pipeline, self.baseline = pipeline, baseline
+    def __init__(self, pipeline: Pipeline, baseline=None, ablation: bool = False):
+        self.pipeline, self.baseline, self.ablation = pipeline, baseline, ablation
 
     def history(self, item: GoldItem) -> list[Turn]:
         turns: list[Turn] = []
@@ -102,15 +113,35 @@ class System:
     def ask(self, question: str, turns: list[Turn]) -> Answer:
         if self.baseline is not None:
             return self.baseline.ask(question, turns)
-        return self.pipeline.ask(question, history=turns)
+        # For an ablation, draft even when a rule refuses before generation, so every rule can be
+        # switched off and the same draft judged again.
+        return self.pipeline.ask(question, history=turns, draft_always=self.ablation)
+
+    def variants(self, item: GoldItem, reply: Answer) -> dict[str, dict[str, float | None]]:
+        """The item's scores with each check and rule switched off in turn, from the same draft."""
+        if self.baseline is not None or not self.ablation or reply.error:
+            return {}
+        trust = self.pipeline.trust
+        relevance = max((r.relevance for r in reply.retrieved), default=0.0)
+        abstracts = [r.paper.abstract for r in reply.retrieved]
+        out = {}
+        for name in (*trust.checks, *trust.rules):
+            variant = trust.without(name)
+            gate = variant.before_generation(reply.question, relevance, abstracts)
+            fields = judge(
+                reply.question, reply.draft, reply.evidence, self.pipeline.embedder, variant, gate=gate
+            )
+            answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)
+            out[name] = answer_scores(item, answer)
+        return out
 
 
-def make_system(config: Config, base: Pipeline) -> System:
+def make_system(config: Config, base: Pipeline, ablation: bool = False) -> System:
     """A pipeline with the config's settings, sharing the base pipeline's embedder and store."""
     settings = base.settings.model_copy(update=config.overrides)
     pipeline = Pipeline(settings, store=base.store, embedder=base.embedder, llm=base._llm)
     if config.system != "llamaindex":
-        return System(pipeline)
+        return System(pipeline, ablation=ablation)
     from eval.baseline import LlamaIndexBaseline
 
     baseline = LlamaIndexBaseline(
@@ -145,10 +176,17 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         for c in reply.citations
     ]
     result.scores |= answer_scores(item, reply)
+    result.draft = reply.draft
+    result.removed = [
+        {"text": x.text, "failed": [c.detail for c in x.checks if not c.passed]} for x in reply.removed
+    ]
+    result.variants = system.variants(item, reply)
     if system.baseline is not None:  # it has no citation checker: support was never assessed
         result.scores["supported_sentences"] = None
     result.scores["correct"] = float(is_correct(item, reply))
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
+    if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
+        latency["first_token"], latency["total"] = None, reply.timings.retrieval
     return result
 
 
@@ -158,7 +196,8 @@ def run_config(
     base: Pipeline,
     *,
     answer: bool = True,
+    ablation: bool = False,
     progress: Callable[[Iterable[GoldItem], str], Iterable[GoldItem]] = lambda xs, _: xs,
 ) -> list[ItemResult]:
-    system = make_system(config, base)
+    system = make_system(config, base, ablation)
     return [run_item(system, config.name, item, answer) for item in progress(items, config.name)]

@@ -86,12 +86,20 @@ def renumber(
     return citations
 
 
-def render_text(sentences: Sequence[AnswerSentence]) -> str:
-    """The answer with its verified markers placed before each sentence's final punctuation."""
+def render_text(sentences: Sequence[AnswerSentence], titles: dict[int, str] | None = None) -> str:
+    """The answer with its verified markers: after the title of a paper the sentence names, else
+    before the sentence's final punctuation."""
     out = []
     for s in sentences:
-        marks = "".join(f"[{n}]" for n in s.citations)
-        text = s.text
+        text = re.sub(r"\s{2,}", " ", s.text)
+        rest = []
+        for n in s.citations:
+            quoted = f"“{(titles or {}).get(n, '')}”"
+            if len(quoted) > 2 and quoted in text:
+                text = text.replace(quoted, f"{quoted} [{n}]", 1)
+            else:
+                rest.append(n)
+        marks = "".join(f"[{n}]" for n in rest)
         if marks:
             m = re.search(r"[.!?]+[\"')]*$", text)
             text = f"{text[: m.start()]} {marks}{text[m.start() :]}" if m else f"{text} {marks}"

@@ -253,7 +253,7 @@ def models(
 @app.command("eval")
 def evaluate(
     gold: list[Path] = typer.Option(
-        None, "--gold", help="Gold JSONL file or folder (default: eval/gold/seed_gold.jsonl)."
+        None, "--gold", help="Gold JSONL file or folder (default: eval/gold/, dev + test)."
     ),
     config: list[str] = typer.Option(
         None, "--config", "-c", help="Config name; repeat for a side-by-side run."
@@ -268,6 +268,12 @@ def evaluate(
     list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
     calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
     verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
+    split: str = typer.Option(
+        None, "--split", help="dev or test: that half of the gold set (eval/gold/<split>.jsonl)."
+    ),
+    ablation: bool = typer.Option(
+        False, "--ablation", help="Also judge every draft with each check and rule off in turn."
+    ),
     model: str = typer.Option(
         None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
     ),
@@ -288,6 +294,14 @@ def evaluate(
         typer.echo("\n".join(compare_reports(*compare)))
         return
 
+    if split:
+        if split not in ("dev", "test"):
+            _fail("--split is dev or test")
+        if gold:
+            _fail("give --split or --gold, not both")
+        from eval.gold import DEFAULT_GOLD
+
+        gold = [DEFAULT_GOLD / f"{split}.jsonl"]
     from tqdm import tqdm
 
     from eval.gold import GoldError
@@ -318,11 +332,14 @@ def evaluate(
         return
     if calibrate:
         from eval.calibrate import calibrate as run_calibration
+        from eval.gold import DEFAULT_GOLD
         from eval.harness import load_checked
 
         try:
             pipeline = Pipeline(_settings())
-            result = run_calibration(pipeline, load_checked(gold or [], pipeline)[:limit])
+            # Thresholds are fitted on dev only; the test half stays for the headline numbers.
+            gold = gold or [DEFAULT_GOLD / "dev.jsonl"]
+            result = run_calibration(pipeline, load_checked(gold, pipeline)[:limit])
         except (GoldError, StoreError, ValueError) as exc:
             _fail(str(exc))
         typer.echo("\n".join(result.lines()))
@@ -338,6 +355,7 @@ def evaluate(
             types=types or [],
             retrieval_only=retrieval_only,
             out=out,
+            ablation=ablation,
             progress=progress,
         )
     except (GoldError, KeyError, StoreError, LLMError) as exc:

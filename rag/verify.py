@@ -40,6 +40,7 @@ from rag.types import AnswerSentence, Check, Citation
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "similarity")
 RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "restates_question")
+PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
 
 REFUSAL = "The indexed papers do not answer this."
 REASONS = {
@@ -467,4 +468,5 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
             AnswerSentence(sentence, [], False, verdicts[blame].score if blame else 0.0, False, checks)
         )
     citations = renumber(shown, offered, best)
-    return Checked(render_text(shown), shown, removed, citations, invented, supported)
+    text = render_text(shown, {c.number: c.title for c in citations})
+    return Checked(text, shown, removed, citations, invented, supported)
