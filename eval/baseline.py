@@ -27,12 +27,12 @@ from llama_index.vector_stores.chroma import ChromaVectorStore
 from pydantic import PrivateAttr
 
 from rag.answer import Turn
-from rag.text import sentence_spans
-from rag.verify import is_refusal
 from rag.embedding import Embedder
 from rag.llm import LLM
 from rag.store import Store
+from rag.text import sentence_spans
 from rag.types import Answer, AnswerSentence, Citation, Timings
+from rag.verify import is_refusal
 
 
 class WrappedEmbedding(BaseEmbedding):

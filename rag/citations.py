@@ -4,7 +4,7 @@ order and turn them into `Citation`s. Whether a sentence is backed is decided in
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Citation
@@ -23,6 +23,16 @@ def parse_markers(text: str) -> list[int]:
 
 def strip_markers(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", text)).strip()
+
+
+def draft_preview(text: str) -> str:
+    """A draft still being written, shown without markers (none is checked yet); text after an
+    unclosed "[" near the end is held back, since it may be a marker in the making."""
+    visible = MARKER.sub("", text)
+    cut = visible.rfind("[")
+    if cut > len(visible) - 14 and "]" not in visible[cut:]:
+        visible = visible[:cut]
+    return visible
 
 
 def attach_trailing_markers(text: str) -> str:
@@ -86,20 +96,26 @@ def renumber(
     return citations
 
 
-def render_text(sentences: Sequence[AnswerSentence], titles: dict[int, str] | None = None) -> str:
+def render_text(
+    sentences: Sequence[AnswerSentence],
+    titles: dict[int, str] | None = None,
+    *,
+    mark: Callable[[int], str] = lambda n: f"[{n}]",
+    escape: Callable[[str], str] = lambda t: t,
+) -> str:
     """The answer with its verified markers: after the title of a paper the sentence names, else
-    before the sentence's final punctuation."""
+    before the sentence's final punctuation. `mark` and `escape` let a UI render links and HTML."""
     out = []
     for s in sentences:
-        text = re.sub(r"\s{2,}", " ", s.text)
+        text = escape(re.sub(r"\s{2,}", " ", s.text))
         rest = []
         for n in s.citations:
-            quoted = f"“{(titles or {}).get(n, '')}”"
+            quoted = escape(f"“{(titles or {}).get(n, '')}”")
             if len(quoted) > 2 and quoted in text:
-                text = text.replace(quoted, f"{quoted} [{n}]", 1)
+                text = text.replace(quoted, f"{quoted} {mark(n)}", 1)
             else:
                 rest.append(n)
-        marks = "".join(f"[{n}]" for n in rest)
+        marks = "".join(mark(n) for n in rest)
         if marks:
             m = re.search(r"[.!?]+[\"')]*$", text)
             text = f"{text[: m.start()]} {marks}{text[m.start() :]}" if m else f"{text} {marks}"

@@ -123,17 +123,24 @@ def ask(
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
     from rag.answer import AnswerEvent, InputError, Pipeline, TokenEvent
+    from rag.citations import draft_preview
     from rag.llm import LLMError
     from rag.store import StoreError
 
     _quiet_libraries()
     pipeline = Pipeline(_settings(llm_backend=backend))
     stream = not (as_json or no_stream)
-    answer = None
+    answer, drafting, draft, printed = None, False, "", ""
     try:
         for event in pipeline.stream(question, k=k):
             if isinstance(event, TokenEvent) and stream:
-                typer.echo(event.text, nl=False)
+                if not drafting:
+                    typer.secho("Draft (being checked against the sources):", dim=True)
+                    drafting = True
+                draft += event.text
+                visible = draft_preview(draft)
+                typer.secho(visible[len(printed) :], nl=False, dim=True)
+                printed = visible
             elif isinstance(event, AnswerEvent):
                 answer = event.answer
     except (InputError, StoreError, LLMError) as exc:
@@ -142,9 +149,15 @@ def ask(
     if as_json:
         typer.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
         return
-    if stream:
+    if drafting:
         typer.echo("\n")
+        typer.secho("Checked answer:", bold=True)
     typer.echo(answer.text)
+    if answer.removed:
+        typer.secho(f"\nNot found in the sources ({len(answer.removed)}):", fg=typer.colors.YELLOW)
+        for s in answer.removed:
+            failed = "; ".join(c.detail for c in s.checks if not c.passed) or "no source backs it"
+            typer.echo(f"  - {s.text}  ({failed})")
     if answer.error:
         typer.secho(f"\nThe model failed: {answer.error}", fg=typer.colors.RED, err=True)
     typer.echo("")
@@ -157,9 +170,6 @@ def ask(
         typer.secho("Closest papers:", bold=True)
         for r in answer.retrieved:
             typer.echo(f"- {r.paper.display_title} {r.paper.url}".rstrip())
-    unsupported = [s for s in answer.sentences if not s.supported]
-    if unsupported:
-        typer.secho(f"{len(unsupported)} sentence(s) not supported by any source.", fg=typer.colors.YELLOW)
     t = answer.timings
     first = f"{t.first_token:.1f}s" if t.first_token is not None else "-"
     typer.echo(

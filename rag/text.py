@@ -162,17 +162,12 @@ def names(text: str) -> set[str]:
             token = m.group(0).rstrip(".:/-")
             proper = (
                 i > 0
-                and re.fullmatch(r"[A-Z][a-z]{2,}", token)
+                and re.fullmatch(r"[A-Z][a-z]{2,}|[A-Z][a-z]+(?:-[A-Za-z0-9]+)+", token)
                 and sentence[m.start() - 2 : m.start()] != ": "
             )
             if is_name(token) or proper:
                 found.add(token)
     return found
-
-
-def compact(text: str) -> str:
-    """Lower case with everything but letters and digits removed: "Llama-3" == "llama 3"."""
-    return re.sub(r"[^a-z0-9]+", "", normalize(text))
 
 
 def name_in(name: str, text: str) -> bool:

@@ -23,7 +23,7 @@ EXAMPLES = [
 ]
 CSS = """
 .cw-source { margin: 0.4em 0; padding: 0.3em 0.6em; border-left: 3px solid #8ab4f8; }
-.cw-unsupported { text-decoration: underline dotted #d93025; }
+.cw-notfound summary { cursor: pointer; color: #b06000; }
 .cw-cite { text-decoration: none; font-weight: 600; }
 """
 

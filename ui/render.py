@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 
+from rag.citations import draft_preview, render_text
 from rag.types import Answer, Citation, SearchResult
 
 _CONTEXT = 160
@@ -36,7 +37,27 @@ def render_sources_pending(results: list[SearchResult]) -> str:
 
 
 def render_streaming(text: str, results: list[SearchResult]) -> str:
-    return f"{esc(text)}▌\n\n---\n{render_sources_pending(results)}"
+    """The draft as the model writes it: no citation marks yet, since none is checked."""
+    return (
+        f"<sub>Draft — being checked against the sources</sub>\n\n{esc(draft_preview(text))}▌"
+        f"\n\n---\n{render_sources_pending(results)}"
+    )
+
+
+def render_not_found(answer: Answer) -> str:
+    """The sentences removed because a check failed, collapsed, each with its failed checks."""
+    if not answer.removed:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(s.text)}<br><small>"
+        + html.escape("; ".join(c.detail for c in s.checks if not c.passed) or "no source backs it")
+        + "</small></li>"
+        for s in answer.removed
+    )
+    return (
+        f'<details class="cw-notfound"><summary>Not found in the sources ({len(answer.removed)})</summary>'
+        f"<ul>{items}</ul></details>\n"
+    )
 
 
 def _passage_html(c: Citation, abstract: str) -> str:
@@ -60,20 +81,19 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         )
         return body + "\n\n---\n" + render_closest(answer.retrieved)
     if answer.abstained:
-        return f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n---\n" + render_closest(
-            answer.retrieved
+        return (
+            f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
+            + render_not_found(answer)
+            + "\n---\n"
+            + render_closest(answer.retrieved)
         )
-    parts = []
-    for s in answer.sentences:
-        marks = "".join(f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>' for n in s.citations)
-        text = esc(s.text)
-        if not s.supported:
-            text = (
-                f'<span class="cw-unsupported" title="No source supports this sentence">'
-                f"{text} ⚠️<sup>unsupported</sup></span>"
-            )
-        parts.append(f"{text} {marks}".strip())
-    lines = [" ".join(parts), "", "---", "**Sources**", ""]
+    body = render_text(
+        answer.sentences,
+        {c.number: c.title for c in answer.citations},
+        mark=lambda n: f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>',
+        escape=esc,
+    )
+    lines = [body, "", render_not_found(answer), "---", "**Sources**", ""]
     for c in answer.citations:
         origin = ", ".join(c.sources)
         lines.append(

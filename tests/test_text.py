@@ -1,0 +1,57 @@
+"""The text toolkit on the seed abstracts and on the cases that broke the old splitter."""
+
+import json
+
+from rag import text as tx
+from tests.conftest import SEEDS
+
+ABSTRACTS = [json.loads(line)["abstract"] for line in (SEEDS / "papers.jsonl").read_text().splitlines()]
+
+
+def test_sentences_do_not_break_after_abbreviations():
+    text = "We use Tab. 2 and No. 3 w.r.t. the baseline. Then e.g. Fig. 4 shows it. See Eq. 5 et al. Next."
+    assert tx.sentences(text) == [
+        "We use Tab. 2 and No. 3 w.r.t. the baseline.",
+        "Then e.g. Fig. 4 shows it.",
+        "See Eq. 5 et al. Next.",
+    ]
+
+
+def test_every_seed_abstract_splits_into_whole_sentences():
+    for abstract in ABSTRACTS:
+        parts = tx.sentences(abstract)
+        assert " ".join(parts).split() == abstract.split()  # nothing lost
+        for part in parts:
+            assert part[0].isupper() or part[0].isdigit() or part[0] in "\"'(*$\\_`", part
+            assert not part.endswith((" e.g.", " i.e.", " et al.", " vs."))
+
+
+def test_numbers_are_normalized():
+    assert tx.numbers("over 6,800 hours, 1.53× and 84.15\\% with $\\uparrow17\\%$") == {
+        "6800",
+        "1.53",
+        "84.15",
+        "17",
+    }
+    assert tx.numbers("84.150 and 2.0") == {"84.15", "2"}
+    assert tx.numbers("three tasks") == {"3"} and tx.numbers("three tasks", words=False) == set()
+    assert tx.numbers("Llama3 and CIFAR10") == set()  # glued digits belong to names
+
+
+def test_names_and_matching():
+    found = tx.names("TEAL runs on Llama-3, GPT-4o and 405B models. Tested by MILP-Evolve on Waymo data.")
+    assert {"TEAL", "Llama-3", "GPT-4o", "405B", "MILP-Evolve", "Waymo"} <= found
+    assert "Tested" not in found and "The" not in tx.names("The model is big.")
+    assert tx.name_in("LLMs", "large language models are big")
+    assert tx.name_in("Llama-3", "the llama 3 family")
+    assert not tx.name_in("RW", "a framework")
+
+
+def test_content_words_are_stemmed_without_stop_words():
+    assert tx.content_words("The improvements improved training-free models") == {
+        "improv",
+        "train",
+        "free",
+        "model",
+    }
+    assert tx.estimate_tokens("") == 1 and tx.estimate_tokens("one two three") > 3

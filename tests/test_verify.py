@@ -1,0 +1,149 @@
+"""Each claim check on real sentences of the seed abstracts: a true paraphrase passes, the
+corrupted one fails, and the failure says why."""
+
+import json
+
+import numpy as np
+import pytest
+
+from rag.evidence import evidence_for
+from rag.verify import (
+    Trust,
+    check_direction,
+    check_names,
+    check_numbers,
+    check_polarity,
+    has_claim,
+    is_refusal,
+    restates,
+    unstated_focus,
+)
+from tests.conftest import SEEDS
+from tests.fakes import FakeEmbedder
+
+ABSTRACTS = {
+    row["id"]: row["abstract"] for row in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())
+}
+RRM = "Our RRM improves the performance of a pairwise reward model trained on Gemma-2-9b-it, on Reward-Bench, increasing accuracy from 80.61% to 84.15%."  # fmt: skip
+TEAL = "We improve existing sparse kernels and demonstrate wall-clock decoding speed-ups of up to 1.53× and 1.8× at 40\\% and 50\\% model-wide sparsity."  # fmt: skip
+BIRDSET = "BirdSet surpasses AudioSet with over 6,800 recording hours ($\\uparrow17\\%$) from nearly 10,000 classes ($\\uparrow18\\times$) for training and more than 400 hours ($\\uparrow7\\times$) across eight strongly labeled evaluation datasets."  # fmt: skip
+SINKS = "After relaxing such dependence by replacing softmax attention with other attention operations, such as sigmoid attention without normalization, attention sinks do not emerge in LMs up to 1B parameters."  # fmt: skip
+TIME_MOE = "By leveraging a sparse mixture-of-experts (MoE) design, Time-MoE enhances computational efficiency by activating only a subset of networks for each prediction, reducing computational load while maintaining high model capacity."  # fmt: skip
+
+
+def test_the_sentences_are_real_seed_sentences():
+    text = " ".join(ABSTRACTS.values())
+    for sentence in (RRM, TEAL, BIRDSET, SINKS, TIME_MOE):
+        assert sentence in text
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "passed"),
+    [
+        ("RRM raises Reward-Bench accuracy from 80.61% to 84.15%.", RRM, True),
+        ("RRM raises Reward-Bench accuracy from 80.61% to 89.15%.", RRM, False),
+        ("TEAL speeds up decoding by up to 1.53x at 40 % sparsity.", TEAL, True),  # × = x, "40 %" = "40%"
+        ("TEAL speeds up decoding by up to 1.63x at 40% sparsity.", TEAL, False),
+        ("BirdSet has over 6800 recording hours.", BIRDSET, True),  # 6,800 = 6800
+        ("BirdSet has over 6,900 recording hours.", BIRDSET, False),
+        ("MoEE is better than either one alone.", RRM, True),  # "one" is not a claimed number
+    ],
+)
+def test_numbers(claim, source, passed):
+    check = check_numbers(claim, source)
+    assert check.passed is passed
+    if not passed:
+        assert "89.15" in check.detail or "1.63" in check.detail or "6900" in check.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "passed"),
+    [
+        ("The RRM was trained on Gemma-2-9b-it.", RRM, True),
+        ("The RRM was trained on Llama-3-8B.", RRM, False),
+        ("Time-MoE uses a sparse MoE design.", TIME_MOE, True),
+        ("Time-MoE uses Adam-mini to reduce computational load.", TIME_MOE, False),
+        (
+            "Time-MoE keeps high model capacity in large language models (LLMs).",
+            TIME_MOE + " large language models",
+            True,
+        ),
+        ("BirdSet surpasses the Waymo Open Dataset in recording hours.", BIRDSET, False),
+    ],
+)
+def test_names(claim, source, passed):
+    check = check_names(claim, source)
+    assert check.passed is passed, check.detail
+    if not passed:
+        assert "Llama-3-8B" in check.detail or "Adam-mini" in check.detail or "Waymo" in check.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "passed"),
+    [
+        ("With sigmoid attention without normalization, attention sinks do not emerge in LMs up to 1B parameters.", SINKS, True),
+        ("With sigmoid attention without normalization, attention sinks still emerge in LMs up to 1B parameters.", SINKS, False),
+        ("The RRM does not improve the performance of the pairwise reward model.", RRM, False),
+        ("Time-MoE fails to activate a subset of networks for each prediction.", TIME_MOE, False),
+        ("Time-MoE activates only a subset of its networks for each prediction.", TIME_MOE, True),
+    ],
+)  # fmt: skip
+def test_polarity(claim, source, passed):
+    assert check_polarity(claim, source).passed is passed
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "passed"),
+    [
+        ("Time-MoE reduces the computational load while keeping high model capacity.", TIME_MOE, True),
+        ("Time-MoE increases the computational load while maintaining high model capacity.", TIME_MOE, False),
+        ("RRM increases Reward-Bench accuracy from 80.61% to 84.15%.", RRM, True),
+        ("RRM decreases Reward-Bench accuracy from 80.61% to 84.15%.", RRM, False),
+        ("RRM changes Reward-Bench accuracy from 84.15% to 80.61%.", RRM, False),  # from-to reversed
+    ],
+)
+def test_direction(claim, source, passed):
+    assert check_direction(claim, source).passed is passed
+
+
+def test_similarity_flags_another_papers_sentence_and_no_check_is_skipped_for_short_claims():
+    emb = FakeEmbedder()
+    from rag.types import Paper
+
+    paper = Paper("88AS5MQnmC", ABSTRACTS["88AS5MQnmC"], title="RRM")
+    ev = evidence_for(paper, emb)
+    trust = Trust(support_threshold=0.3)
+
+    def verdict(claim):
+        return trust.verify(claim, np.asarray(emb.embed(claim)), ev, whole=True)
+
+    assert verdict(RRM).passed
+    other = verdict("Patch-level training aggregates multiple tokens into a patch to cut training costs.")
+    assert not other.passed and [c.name for c in other.failed] == ["similarity"]
+    # A two-word claim with a wrong number is still checked.
+    assert not verdict("Accuracy 91.2%.").passed
+    assert not has_claim("Yes.") and has_claim("Accuracy 91.2%.")
+    assert [c.name for c in verdict(RRM).checks] == [
+        "numbers",
+        "names",
+        "polarity",
+        "direction",
+        "similarity",
+    ]
+    assert [c.name for c in trust.without("names").verify(RRM, np.asarray(emb.embed(RRM)), ev).checks] == [
+        "numbers", "polarity", "direction", "similarity"]  # fmt: skip
+
+
+def test_refusal_rules():
+    assert is_refusal("The provided sources do not mention the optimizer.")
+    assert is_refusal("Time-MoE's optimizer is not stated in the abstract.")
+    assert not is_refusal("Time-MoE uses a sparse mixture-of-experts design [1].")
+    assert restates(["The license of Time-300B is"], "What is the license of Time-300B?")
+    assert not restates(["Time-300B spans over 9 domains"], "What is Time-300B?")
+    assert unstated_focus("How many GPUs were used to train Time-MoE?", [ABSTRACTS["e1wDDFmlVu"]]) == ["GPUs"]
+    assert unstated_focus("How many recording hours does BirdSet have?", [ABSTRACTS["dRXxFEY8ZE"]]) == []
+    trust = Trust(min_relevance=0.3)
+    assert trust.before_generation("anything", 0.1, []).code == "low_relevance"
+    assert trust.without("low_relevance").before_generation("anything", 0.1, []) is None
+    assert trust.after_generation("Entropy declines.", [], "q").code == "no_supported_sentence"
+    assert trust.after_generation("I cannot answer this.", [], "q").code == "model_declined"
