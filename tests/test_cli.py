@@ -87,3 +87,34 @@ def test_env_example_lists_every_setting():
     text = (ROOT / ".env.example").read_text()
     missing = [n for n in Settings.model_fields if f"RAG_{n.upper()}" not in text]
     assert not missing, f".env.example lacks {missing}"
+
+
+def test_verify_one_claim_and_a_claims_file_with_bad_lines(env, tmp_path):
+    assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
+    ok = runner.invoke(app, ["verify", "We release a large dataset of bird song recordings.", "--json"])
+    assert ok.exit_code == 0, ok.output
+    result = json.loads(ok.stdout)["results"][0]
+    assert result["supported"] is True and result["paper_id"] == "A1"
+    assert result["passage"].startswith("We release")
+
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(
+        '{"id": "c1", "claim": "We compress language model weights below 3 bits.", "paper_id": "B2"}\n'
+        "{not json\n"
+        '{"id": "c3", "claim": "Bird song recordings are released.", "paper_id": "ZZ"}\n'
+        '{"id": "c4", "claim": "We do not compress language model weights.", "paper_id": "B2"}\n'
+    )
+    out = runner.invoke(app, ["verify", "--claims", str(claims), "--jsonl"])
+    assert out.exit_code == 1  # some lines were bad; the others were still judged
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["c1"]["supported"] is False and "3" in by_id["c1"]["reason"]
+    assert by_id["c4"]["supported"] is False and "negates" in by_id["c4"]["reason"]
+    assert "claims.jsonl:2" in by_id["line-2"]["error"] and "malformed JSON" in by_id["line-2"]["error"]
+    assert "unknown paper id 'ZZ'" in by_id["c3"]["error"]
+    assert "claims.jsonl:2: malformed JSON" in out.stderr
+
+    missing = runner.invoke(app, ["verify", "--claims", str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 1 and "no such file" in missing.output
+    neither = runner.invoke(app, ["verify"])
+    assert neither.exit_code == 1 and "give one claim" in neither.output
