@@ -29,7 +29,10 @@ from rag.verify import Trust, support_score
 
 # Hand-written claims: dev.jsonl was used while the checks were built; test.jsonl was written
 # afterwards and never used to change a check.
-HANDWRITTEN = (Path(__file__).parent / "claims" / "dev.jsonl", Path(__file__).parent / "claims" / "test.jsonl")
+HANDWRITTEN = (
+    Path(__file__).parent / "claims" / "dev.jsonl",
+    Path(__file__).parent / "claims" / "test.jsonl",
+)
 TRUE_KINDS = ("copied", "paraphrase")
 FALSE_KINDS = ("number", "negation", "direction", "name", "other_paper")
 
@@ -52,7 +55,9 @@ def load_handwritten(paths: tuple[Path, ...] = HANDWRITTEN) -> list[Claim]:
     out = []
     for path in paths:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        out += [Claim(r["id"], r["claim"], r["paper_id"], r["kind"], f"hand-written {path.stem}") for r in rows]
+        out += [
+            Claim(r["id"], r["claim"], r["paper_id"], r["kind"], f"hand-written {path.stem}") for r in rows
+        ]
     return out
 
 
@@ -238,7 +243,9 @@ def _order(kind: str) -> int:
     return (TRUE_KINDS + FALSE_KINDS).index(kind) if kind in TRUE_KINDS + FALSE_KINDS else 99
 
 
-def benchmark(pipeline, out: Path, *, handwritten: tuple[Path, ...] = HANDWRITTEN, per_kind: int = 200) -> dict:
+def benchmark(
+    pipeline, out: Path, *, handwritten: tuple[Path, ...] = HANDWRITTEN, per_kind: int = 200
+) -> dict:
     """Generate claims from the indexed papers, add the hand-written ones, run both checkers,
     write `verifier.json` and `verifier.md` into `out`."""
     ids = sorted({meta["paper_id"] for _, meta, _ in pipeline.store.iter_chunks(include_documents=False)})

@@ -3,6 +3,7 @@ and stamped with the Chroma generation it was built from."""
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -83,8 +84,11 @@ class KeywordIndex:
             return []
         from llama_index.core.schema import QueryBundle
 
-        self.retriever.similarity_top_k = max(1, min(n, self.size))
-        hits = self.retriever.retrieve(QueryBundle(query))
+        # A shallow copy per call (the BM25 matrices are shared): the shared retriever is never
+        # mutated, so concurrent searches with different depths cannot see each other's.
+        retriever = copy.copy(self.retriever)
+        retriever.similarity_top_k = max(1, min(n, self.size))
+        hits = retriever.retrieve(QueryBundle(query))
         return [
             (h.node.node_id, h.node.get_content(), h.node.metadata, float(h.score or 0))
             for h in hits

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
@@ -21,6 +22,18 @@ def _node(cid: str, doc: str, meta: dict, score: float, similarity: float | None
     return NodeWithScore(node=TextNode(id_=cid, text=doc, metadata=metadata), score=score)
 
 
+@dataclass
+class DepthQuery(QueryBundle):
+    """A query that carries its own candidate depth: retrievers are shared by concurrent
+    searches, so the depth travels with the call instead of living on the retriever."""
+
+    top_k: int = 20
+
+
+def _depth(query_bundle: QueryBundle, default: int) -> int:
+    return getattr(query_bundle, "top_k", default)
+
+
 class DenseRetriever(BaseRetriever):
     """Nearest chunks by cosine similarity in Chroma, queried with our own query embedding
     (Chroma's `query_texts` would fall back to its downloading default embedder)."""
@@ -34,7 +47,7 @@ class DenseRetriever(BaseRetriever):
         query_bundle.embedding = embedding
         col_hits = self.store.collection.query(
             query_embeddings=[embedding],
-            n_results=max(1, min(self.top_k, self.store.count())),
+            n_results=max(1, min(_depth(query_bundle, self.top_k), self.store.count())),
             include=["metadatas", "documents", "distances"],
         )
         ids, metas = col_hits["ids"][0], col_hits["metadatas"][0]
@@ -53,7 +66,7 @@ class KeywordRetriever(BaseRetriever):
         self.store, self.top_k = store, top_k
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        hits = self.store.keyword_index().search(query_bundle.query_str, self.top_k)
+        hits = self.store.keyword_index().search(query_bundle.query_str, _depth(query_bundle, self.top_k))
         return [_node(cid, doc, meta, score, None) for cid, doc, meta, score in hits]
 
 
@@ -89,9 +102,6 @@ class HybridRetriever(BaseRetriever):
         self.dense = DenseRetriever(store, embedder, top_k)
         self.keyword = KeywordRetriever(store, top_k)
         self.mode, self.rrf_k = mode, rrf_k
-
-    def set_top_k(self, top_k: int) -> None:
-        self.dense.top_k = self.keyword.top_k = top_k
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self.mode == "dense":
@@ -143,6 +153,5 @@ def search(
     if not query.strip():
         raise ValueError("The query is empty.")
     retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k)
-    retriever.set_top_k(max(k * candidate_multiplier, 10))
-    bundle = QueryBundle(query, embedding=query_vector)
+    bundle = DepthQuery(query, embedding=query_vector, top_k=max(k * candidate_multiplier, 10))
     return group_by_paper(retriever.retrieve(bundle), store, k)

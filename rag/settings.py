@@ -92,8 +92,13 @@ class Settings(BaseSettings):
     support_threshold: float = Field(
         0.45, description="Min support score for a sentence to count as backed by a source."
     )
+    min_coverage: float = Field(
+        0.5,
+        description="Min share of an answer sentence's content words that its cited passage must "
+        "contain (the coverage check).",
+    )
     claim_checks: list[str] = Field(
-        ["numbers", "names", "polarity", "direction", "similarity"],
+        ["numbers", "names", "polarity", "direction", "coverage", "similarity"],
         description="Checks every answer sentence must pass against the passage it cites "
         "(rag/verify.py); a JSON list. Switch one off only to measure it.",
     )

@@ -49,7 +49,7 @@ STOP_WORDS = frozenset(
     "than then into onto can could may might must shall should will would using use used uses based "
     "paper papers study studies work works show shows shown also such via each both either other more "
     "most much many some any all only very so if but not no nor about over under between while there "
-    "here has have had having i you he she his her my your one ones s".split()
+    "here has have had having i you he she his her my your one ones s up".split()
 )
 # Words that refer to the sources rather than to research content.
 META_WORDS = frozenset(

@@ -6,6 +6,7 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   names       every method/model/dataset name in the claim occurs in the cited passage
   polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
+  coverage    most of the claim's content words occur in the passage (another paper's finding does not)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
 
 Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from rag.citations import (
 from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
-CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "similarity")
+CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
 RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "restates_question")
 PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
 
@@ -175,16 +176,18 @@ def check_polarity(claim: str, best: str) -> Check:
 
 
 def _directions(text: str) -> list[tuple[str, str, set[str], set[str]]]:
-    """(up/down, the word's stem, three content stems before, three after) per direction word."""
+    """(up/down, the word's stem, up to three content stems before it, three after) per direction
+    word; a context stops at the next direction word ("6x faster and 18x fewer parameters")."""
     toks = [(t, tx.stem(t)) for t in _tokens(text)]
+    marks = [i for i, (_, s) in enumerate(toks) if s in UP or s in DOWN]
     content = [(i, s) for i, (t, s) in enumerate(toks) if _is_content(t) and s not in UP and s not in DOWN]
     out = []
-    for i, (_, s) in enumerate(toks):
-        group = "up" if s in UP else "down" if s in DOWN else ""
-        if group:
-            before = [st for j, st in content if j < i][-3:]
-            after = [st for j, st in content if j > i][:3]
-            out.append((group, s, set(before), set(after)))
+    for k, i in enumerate(marks):
+        start = marks[k - 1] if k else -1
+        end = marks[k + 1] if k + 1 < len(marks) else len(toks)
+        before = [st for j, st in content if start < j < i][-3:]
+        after = [st for j, st in content if i < j < end][:3]
+        out.append(("up" if toks[i][1] in UP else "down", toks[i][1], set(before), set(after)))
     return out
 
 
@@ -206,6 +209,17 @@ def check_direction(claim: str, best: str) -> Check:
     if a and b and (a.group(1), a.group(2)) == (b.group(2), b.group(1)):
         return Check("direction", False, "the sentence reverses the source's 'from … to …'")
     return Check("direction", True)
+
+
+def check_coverage(claim_words: set[str], passage: str, minimum: float) -> Check:
+    """Share of the claim's content words (words about the sources themselves aside) that occur
+    in the passage: on the dev claims, true paraphrases keep >= 0.85 (10th percentile), another
+    paper's sentences <= 0.22 (median)."""
+    words = claim_words - _META_STEMS
+    share = len(words & tx.content_words(passage)) / len(words) if words else 1.0
+    if share < minimum:
+        return Check("coverage", False, f"most of its words are not in the source ({share:.0%} are)")
+    return Check("coverage", True)
 
 
 def support_score(claim_vector: np.ndarray, claim_words: set[str], sentence: Sentence) -> float:
@@ -246,17 +260,17 @@ class Trust:
     """The thresholds and the enabled checks and rules: one object, built from settings."""
 
     support_threshold: float = 0.45
-    min_relevance: float = 0.20
+    min_relevance: float = 0.23
+    min_coverage: float = 0.5
     checks: tuple[str, ...] = CLAIM_CHECKS
     rules: tuple[str, ...] = RULES
 
     def without(self, name: str) -> Trust:
         """The same trust with one check or rule switched off (for ablations)."""
-        return Trust(
-            self.support_threshold,
-            self.min_relevance,
-            tuple(c for c in self.checks if c != name),
-            tuple(r for r in self.rules if r != name),
+        return replace(
+            self,
+            checks=tuple(c for c in self.checks if c != name),
+            rules=tuple(r for r in self.rules if r != name),
         )
 
     def verify(self, claim: str, vector: np.ndarray, source: Evidence, *, whole: bool = False) -> Verdict:
@@ -275,6 +289,7 @@ class Trust:
             "names": lambda: check_names(claim, passage),
             "polarity": lambda: check_polarity(claim, best_text),
             "direction": lambda: check_direction(claim, best_text),
+            "coverage": lambda: check_coverage(words, passage, self.min_coverage),
             "similarity": lambda: Check(
                 "similarity",
                 score >= self.support_threshold,
@@ -326,6 +341,7 @@ def trust_from_settings(settings) -> Trust:
     return Trust(
         support_threshold=settings.support_threshold,
         min_relevance=settings.min_relevance,
+        min_coverage=settings.min_coverage,
         checks=tuple(settings.claim_checks),
         rules=tuple(settings.abstention_rules),
     )
