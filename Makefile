@@ -8,7 +8,7 @@ STAMP := $(VENV)/.citewise-installed
 # llama.cpp's default native build emits AMX code that crashes some CPUs ("Illegal instruction").
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: install run index test test-fast lint format browser bench eval clean
+.PHONY: install run index test test-fast lint format browser bench eval screenshot clean
 
 install: $(STAMP)
 
@@ -41,7 +41,10 @@ test: install browser
 	$(PY) -m pytest -q
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not integration" --durations=5
+
+screenshot: install browser
+	$(PY) -m pytest -q tests/integration/test_browser.py --screenshot
 
 lint:
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

@@ -9,31 +9,11 @@ from pathlib import Path
 
 import typer
 
-from rag.settings import Settings
+from rag.clikit import fail as _fail
+from rag.clikit import quiet_libraries as _quiet_libraries
+from rag.clikit import settings_from as _settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Ask ICLR abstracts, get cited answers.")
-
-
-def _settings(**overrides) -> Settings:
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(code)
-
-
-def _quiet_libraries() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
 
 
 @app.command()
@@ -233,18 +213,6 @@ def _print_claim(result) -> None:
 
 
 @app.command()
-def chat(
-    host: str = typer.Option(None, help="Address to bind (default 127.0.0.1)."),
-    port: int = typer.Option(None, help="Port (default 7860)."),
-) -> None:
-    """Open the chat page in the browser."""
-    from ui.app import main
-
-    _quiet_libraries()
-    main(_settings(ui_host=host, ui_port=port))
-
-
-@app.command()
 def models(
     name: str = typer.Argument(None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL)."),
 ) -> None:
@@ -260,120 +228,19 @@ def models(
     typer.echo(f"{name or settings.model}: {path} (sha256 verified)")
 
 
-@app.command("eval")
-def evaluate(
-    gold: list[Path] = typer.Option(
-        None, "--gold", help="Gold JSONL file or folder (default: eval/gold/, dev + test)."
-    ),
-    config: list[str] = typer.Option(
-        None, "--config", "-c", help="Config name; repeat for a side-by-side run."
-    ),
-    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N gold items."),
-    types: list[str] = typer.Option(None, "--type", help="Only items of this type (repeatable)."),
-    retrieval_only: bool = typer.Option(False, "--retrieval-only", help="Score retrieval only (no LLM)."),
-    out: Path = typer.Option(None, "--out", help="Report folder (default: reports/<timestamp>)."),
-    compare: tuple[Path, Path] | None = typer.Option(
-        None, "--compare", help="Two report folders: what changed."
-    ),
-    list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
-    calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
-    verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
-    split: str = typer.Option(
-        None, "--split", help="dev or test: that half of the gold set (eval/gold/<split>.jsonl)."
-    ),
-    ablation: bool = typer.Option(
-        False, "--ablation", help="Also judge every draft with each check and rule off in turn."
-    ),
-    model: str = typer.Option(
-        None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
-    ),
-) -> None:
-    """Score retrieval, answers, citations and refusals on gold Q&A; write a report with plots."""
-    from eval.configs import CONFIGS, DEFAULT_CONFIGS
+def register_plugins() -> None:
+    """Add the commands other packages provide (`chat` from ui, `eval` from eval) through the
+    `citewise.commands` entry point group: rag/ never imports ui/ or eval/, which import rag/."""
+    from importlib.metadata import entry_points
 
-    if list_configs:
-        for name, c in CONFIGS.items():
-            typer.echo(f"{name:12} {'(default) ' if name in DEFAULT_CONFIGS else ''}{c.description}")
-        return
-    if compare:
-        from eval.report import compare as compare_reports
-
-        missing = [p for p in compare if not (p / "summary.json").is_file()]
-        if missing:
-            _fail(f"no summary.json in {', '.join(map(str, missing))}")
-        typer.echo("\n".join(compare_reports(*compare)))
-        return
-
-    if split:
-        if split not in ("dev", "test"):
-            _fail("--split is dev or test")
-        if gold:
-            _fail("give --split or --gold, not both")
-        from eval.gold import DEFAULT_GOLD
-
-        gold = [DEFAULT_GOLD / f"{split}.jsonl"]
-    from tqdm import tqdm
-
-    from eval.gold import GoldError
-    from eval.harness import evaluate as run_eval
-    from rag.answer import Pipeline
-    from rag.llm import LLMError
-    from rag.store import StoreError
-
-    _quiet_libraries()
-
-    def progress(items, name):
-        return tqdm(items, desc=name, unit="q")
-
-    if verifier:
-        from datetime import datetime
-
-        from eval.verifier import benchmark
-
-        folder = out or Path("reports") / f"verifier-{datetime.now():%Y%m%d-%H%M%S}"
+    for ep in entry_points(group="citewise.commands"):
         try:
-            result = benchmark(Pipeline(_settings()), folder)
-        except (StoreError, ValueError, OSError) as exc:
-            _fail(str(exc))
-        from eval.verifier import render
+            ep.load()(app)
+        except ImportError as exc:  # a broken optional package must not break the other commands
+            logging.getLogger(__name__).warning("command %s unavailable: %s", ep.name, exc)
 
-        typer.echo("\n".join(render(result)))
-        typer.echo(f"\nreport: {folder / 'verifier.md'}")
-        return
-    if calibrate:
-        from eval.calibrate import calibrate as run_calibration
-        from eval.gold import DEFAULT_GOLD
-        from eval.harness import load_checked
 
-        try:
-            pipeline = Pipeline(_settings())
-            # Thresholds are fitted on dev only; the test half stays for the headline numbers.
-            gold = gold or [DEFAULT_GOLD / "dev.jsonl"]
-            result = run_calibration(pipeline, load_checked(gold, pipeline)[:limit])
-        except (GoldError, StoreError, ValueError) as exc:
-            _fail(str(exc))
-        typer.echo("\n".join(result.lines()))
-        return
-    try:
-        settings = _settings()
-        settings = settings.model_copy(update={"model": model or settings.eval_model})
-        folder, summary = run_eval(
-            Pipeline(settings),
-            gold=gold or [],
-            configs=config or [],
-            limit=limit,
-            types=types or [],
-            retrieval_only=retrieval_only,
-            out=out,
-            ablation=ablation,
-            progress=progress,
-        )
-    except (GoldError, KeyError, StoreError, LLMError) as exc:
-        _fail(str(exc).strip("'\""))
-    from eval.report import HEADLINE, table
-
-    typer.echo("\n".join(table(summary["configs"], HEADLINE)))
-    typer.echo(f"\nreport: {folder / 'report.md'}")
+register_plugins()
 
 
 def main() -> None:

@@ -37,6 +37,17 @@ PAPERS = [
 ]
 
 
+def pytest_addoption(parser):
+    parser.addoption("--screenshot", action="store_true", help="Rewrite docs/screenshot.png from the browser test.")
+
+
+def pytest_collection_modifyitems(items):
+    """Everything under tests/integration/ uses real models, servers or a browser."""
+    for item in items:
+        if "integration" in item.path.parts:
+            item.add_marker(pytest.mark.integration)
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path

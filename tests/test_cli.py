@@ -9,6 +9,7 @@ from rag.cli import app
 from tests.conftest import write_jsonl
 
 runner = CliRunner()
+pytestmark = pytest.mark.integration  # the real embedding model
 
 
 @pytest.fixture

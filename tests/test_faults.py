@@ -33,6 +33,7 @@ def consistent(store: Store) -> dict[str, int]:
     return stats
 
 
+@pytest.mark.slow
 def test_fifty_megabyte_files_fail_alone(store, embedder, corpus):
     big = corpus / "huge.txt"
     big.write_text("word " * (10 * 2**20))  # 50 MB of one "abstract"
@@ -49,6 +50,7 @@ def test_fifty_megabyte_files_fail_alone(store, embedder, corpus):
     assert consistent(store)["papers"] == len(PAPERS) + 3
 
 
+@pytest.mark.slow
 def test_thousands_of_small_files(tmp_path, store, embedder):
     folder = tmp_path / "many"
     folder.mkdir()

@@ -31,5 +31,9 @@ class LLM(ABC):
         """Prompt tokens; backends with a tokenizer at hand count exactly."""
         return estimate_tokens(text)
 
+    def close(self) -> None:
+        """Release what the backend holds (a loaded model); servers hold nothing."""
+        return None
+
     def describe(self) -> str:
         return f"{self.backend}:{self.model}"

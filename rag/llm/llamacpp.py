@@ -3,14 +3,25 @@ stored in the GGUF, one generation at a time."""
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 from rag.llm.base import LLM, LLMError, Message
 
 log = logging.getLogger(__name__)
+
+
+_LOADED: weakref.WeakSet[LlamaCppLLM] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_loaded() -> None:
+    for llm in list(_LOADED):
+        llm.close()
 
 
 class LlamaCppLLM(LLM):
@@ -24,6 +35,7 @@ class LlamaCppLLM(LLM):
         self.n_threads, self.n_ctx = n_threads, n_ctx
         self._llama = None
         self._load_lock = threading.Lock()
+        _LOADED.add(self)
         # llama.cpp contexts are not thread-safe, and on 2 cores two generations would only
         # slow each other down: queue them.
         self.lock = threading.Lock()
@@ -48,6 +60,14 @@ class LlamaCppLLM(LLM):
                 except Exception as exc:
                     raise LLMError(f"Cannot load the model {self.path}: {exc}") from exc
         return self._llama
+
+    def close(self) -> None:
+        """Free the model now: left to the garbage collector at interpreter exit, llama.cpp's
+        destructor runs after its library is unloaded and prints a traceback."""
+        with self._load_lock, self.lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
 
     def count_tokens(self, text: str) -> int:
         return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))

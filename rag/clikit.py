@@ -1,0 +1,32 @@
+"""What every command shares: settings from flags, one-line errors, quiet libraries. Imported by
+the commands in rag/, ui/ and eval/ alike."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from rag.settings import Settings
+
+
+def settings_from(**overrides) -> Settings:
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def fail(message: str, code: int = 1) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def quiet_libraries() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
