@@ -12,6 +12,7 @@ import json
 import logging
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 PAGE = 2000
+HANDLE_TTL = 2.0  # seconds a collection handle is reused before it is fetched again
 
 
 class StoreError(RuntimeError):
@@ -87,6 +89,11 @@ class Store:
         self._keyword = None
         self._keyword_stamp: tuple[str, int] | None = None
         self._lock = threading.Lock()
+        # The collection handle, fetched again only after a write here or when it is older than
+        # HANDLE_TTL (another process may have written): a search used to fetch it five times.
+        self._handle = None
+        self._handle_at = 0.0
+        self._checked_generation: str | None = None
 
     # ---- collections ------------------------------------------------------------------
     def _get(self, name: str | None = None, create: bool = False):
@@ -104,21 +111,35 @@ class Store:
                 return None
             raise StoreError(f"Chroma collection '{name}' is unusable: {exc}") from exc
 
+    def _current(self):
+        """The cached collection handle (None when there is no collection)."""
+        now = time.monotonic()
+        if self._handle is None or now - self._handle_at > HANDLE_TTL:
+            self._handle, self._handle_at = self._get(), now
+        return self._handle
+
+    def _invalidate(self) -> None:
+        self._handle, self._checked_generation = None, None
+
     @property
     def collection(self):
-        col = self._get()
+        col = self._current()
         if col is None:
             raise StoreError("The index is empty: run `citewise ingest` first.")
         return col
 
     def exists(self) -> bool:
-        return self._get() is not None
+        return self._current() is not None
 
     def check_fingerprint(self, col=None) -> None:
-        col = col if col is not None else self._get()
+        """Refuse an index built with other settings; checked once per generation."""
+        cached = col is None
+        col = col if col is not None else self._current()
         if col is None:
             return
         meta = col.metadata or {}
+        if cached and meta.get("generation") == self._checked_generation:
+            return
         diff = {k: (meta.get(k), v) for k, v in self.fingerprint.items() if meta.get(k) != v}
         if diff:
             detail = ", ".join(f"{k}: index has {a!r}, settings say {b!r}" for k, (a, b) in diff.items())
@@ -126,13 +147,15 @@ class Store:
                 f"The index was built with other settings ({detail}). "
                 "Run `citewise ingest --rebuild` to re-embed everything."
             )
+        if cached:
+            self._checked_generation = meta.get("generation")
 
     def count(self) -> int:
-        col = self._get()
+        col = self._current()
         return col.count() if col is not None else 0
 
     def stats(self) -> dict[str, int]:
-        col = self._get()
+        col = self._current()
         if col is None:
             return {"papers": 0, "chunks": 0}
         papers = len(col.get(where={"position": 0}, include=[])["ids"])
@@ -170,6 +193,7 @@ class Store:
 
     # ---- writing ----------------------------------------------------------------------
     def begin_rebuild(self) -> str:
+        self._invalidate()
         side = f"{self.name}__rebuild"
         if self._get(side) is not None:
             self.client.delete_collection(side)
@@ -177,11 +201,13 @@ class Store:
         return side
 
     def finish_rebuild(self, side: str) -> None:
+        self._invalidate()
         if self._get() is not None:
             self.client.delete_collection(self.name)
         self._get(side).modify(name=self.name)
 
     def open_for_write(self, name: str | None = None):
+        self._invalidate()
         col = self._get(name, create=True)
         self.check_fingerprint(col)
         self._stamp(col, "dirty-" + uuid.uuid4().hex)
@@ -189,6 +215,7 @@ class Store:
 
     def close_write(self, col) -> None:
         self._stamp(col, uuid.uuid4().hex)
+        self._invalidate()
 
     def _stamp(self, col, generation: str) -> None:
         meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}
@@ -230,6 +257,7 @@ class Store:
         col.delete(where={"paper_id": paper_id})
 
     def drop(self) -> None:
+        self._invalidate()
         if self._get() is not None:
             self.client.delete_collection(self.name)
         shutil.rmtree(self.keyword_dir, ignore_errors=True)

@@ -38,7 +38,9 @@ PAPERS = [
 
 
 def pytest_addoption(parser):
-    parser.addoption("--screenshot", action="store_true", help="Rewrite docs/screenshot.png from the browser test.")
+    parser.addoption(
+        "--screenshot", action="store_true", help="Rewrite docs/screenshot.png from the browser test."
+    )
 
 
 def pytest_collection_modifyitems(items):

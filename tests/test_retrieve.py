@@ -28,3 +28,29 @@ def test_hybrid_search_groups_per_paper(indexed, embedder):
 def test_keyword_only_term_is_found_by_hybrid(indexed, embedder):
     for mode in ("rrf", "bm25"):
         assert search("neighbourhoods", indexed, embedder, k=1, mode=mode)[0].paper.id == "p-graph"
+
+
+def test_the_collection_handle_is_fetched_once_for_many_searches(indexed, embedder):
+    from tests.conftest import make_pipeline
+
+    pipeline, _ = make_pipeline(indexed, embedder)
+    pipeline.search("warm up")
+    fetched = []
+    original = indexed._get
+    indexed._get = lambda *a, **k: fetched.append(a) or original(*a, **k)
+    for q in ("entropy", "routers", "graphs", "nodes"):
+        pipeline.search(q, 2)
+    assert len(fetched) <= 1  # at most one refresh when the handle ages out
+
+
+def test_a_write_refreshes_the_handle_and_the_fingerprint_check(indexed, embedder, corpus):
+    from rag.ingest import ingest
+    from tests.conftest import write_jsonl
+
+    generation = indexed.collection.metadata["generation"]
+    write_jsonl(
+        corpus / "more.jsonl", [{"id": "p-new", "title": "New", "abstract": "Fresh words about zebras."}]
+    )
+    ingest([corpus], indexed, embedder, chunk_tokens=60)
+    assert indexed.collection.metadata["generation"] != generation
+    assert search("zebras", indexed, embedder, k=1)[0].paper.id == "p-new"

@@ -71,7 +71,11 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         assert "Time-MoE" in chat.locator(target).inner_text()
         assert "300" in chat.inner_text()
         # The README's picture is rewritten only when asked (`make screenshot`): tests leave the tree clean.
-        shot = ROOT / "docs" / "screenshot.png" if request.config.getoption("--screenshot") else tmp_path / "s.png"
+        shot = (
+            ROOT / "docs" / "screenshot.png"
+            if request.config.getoption("--screenshot")
+            else tmp_path / "s.png"
+        )
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
 
