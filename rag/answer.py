@@ -262,7 +262,7 @@ def judge(
     if gate:
         return _refusal(gate)
     checked = check_answer(clean_draft(draft), evidence, embedder, trust)
-    refusal = trust.after_generation(draft, checked.supported, question)
+    refusal = trust.after_generation(draft, checked, question)
     if refusal:
         return dict(removed=checked.removed) | _refusal(refusal)
     return dict(

@@ -14,7 +14,10 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   unstated_quantity      "how many X" when no retrieved abstract mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
+  unbacked_lead          the draft's first sentence with a claim (its direct answer) failed its checks
   restates_question      the checked sentences only repeat the question's words
+  unanswered_focus       what a which/what/how-many question asks for ("which optimizer") is in no
+                         backed sentence nor the passages they cite
 
 `citewise verify` uses `verify_claim`, the same checks against a whole abstract.
 """
@@ -40,7 +43,8 @@ from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "restates_question")
+RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "unbacked_lead",
+         "restates_question", "unanswered_focus")  # fmt: skip
 PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
 
 REFUSAL = "The indexed papers do not answer this."
@@ -49,6 +53,8 @@ REASONS = {
     "unstated_quantity": "the sources never mention what the question counts",
     "model_declined": "the model found no answer in the sources",
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
+    "unbacked_lead": "the draft's answer sentence is not backed by the sources (what remains is context)",
+    "unanswered_focus": "the backed sentences never mention what the question asks for",
     "restates_question": "the draft only restates the question",
 }
 
@@ -150,8 +156,26 @@ def _listed(noun: str, items: Sequence[str]) -> str:
     return f"the {noun} {items[0]} is" if len(items) == 1 else f"the {noun}s {', '.join(items)} are"
 
 
+def _derived(number: str, stated: set[str]) -> bool:
+    """A difference or ratio of two numbers at the claim's precision ("by 3.54 points, from 80.61%
+    to 84.15%"): arithmetic the claim shows on numbers the source states, not an invention."""
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    target = float(number)
+    values = [float(v) for v in stated]
+    for a in values:
+        for b in values:
+            if a == b:
+                continue
+            if round(abs(a - b), decimals) == target or (b and round(a / b, max(decimals, 1)) == target):
+                return True
+    return False
+
+
 def check_numbers(claim: str, passage: str) -> Check:
-    missing = sorted(tx.numbers(claim, words=False) - tx.numbers(passage))
+    stated = tx.numbers(passage)
+    claimed = tx.numbers(claim, words=False)
+    operands = claimed & stated  # only numbers the claim itself states may be combined
+    missing = sorted(n for n in claimed - stated if not _derived(n, operands))
     if missing:
         return Check("numbers", False, f"{_listed('number', missing)} not in the source")
     return Check("numbers", True)
@@ -314,14 +338,24 @@ class Trust:
             return Refusal("unstated_quantity", f"({' '.join(missing)!r})")
         return None
 
-    def after_generation(self, draft: str, supported: Sequence[str], question: str) -> Refusal | None:
-        """The refusal of a checked draft (`supported`: its backed sentences), if a rule makes one."""
+    def after_generation(self, draft: str, checked: Checked, question: str) -> Refusal | None:
+        """The refusal of a checked draft, if a rule makes one."""
         if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
             return Refusal("model_declined")
-        if self.on("no_supported_sentence") and not supported:
+        if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
-        if self.on("restates_question") and restates(supported, question):
+        if self.on("unbacked_lead") and checked.lead_removed:
+            return Refusal("unbacked_lead")
+        if self.on("restates_question") and restates(checked.supported, question):
             return Refusal("restates_question")
+        backing = " ".join(checked.supported + [c.passage for c in checked.citations])
+        missing = (
+            unstated_focus(question, [backing], question_focus(question))
+            if self.on("unanswered_focus")
+            else []
+        )
+        if missing:
+            return Refusal("unanswered_focus", f"({' '.join(missing)!r})")
         return None
 
 
@@ -353,18 +387,35 @@ _ASKS_FOR_PAPER = re.compile(
 )
 
 
-def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
-    """For "how many X" / "how much X": the words of X that no source text contains."""
-    m = _QUANTITY.search(question)
+_FOCUS = re.compile(
+    r"\b(?:how (?:many|much)|which|what)\s+(?:(?:kind|type|sort)s? of\s+)?((?:[\w-]+\s+){0,2}[\w-]+)", re.I
+)
+_GENERIC = {tx.stem(w) for w in "method approach work technique way kind type sort model framework thing result "
+            "part aspect paper study".split()}  # fmt: skip
+
+
+def question_focus(question: str, *, quantity_only: bool = False) -> list[str]:
+    """What a question asks for: the words after "how many/much" (or, unless `quantity_only`,
+    "which"/"what"), up to a verb or stop word, numbers and generic nouns ("method") left out."""
+    m = (_QUANTITY if quantity_only else _FOCUS).search(question)
     if not m:
         return []
     focus = []
     for word in m.group(1).split():
-        if word.lower() in tx.STOP_WORDS:
-            break
-        focus.append(word)
+        if word.lower() in tx.STOP_WORDS or tx.content_words(word) <= _GENERIC:
+            break  # a verb, or a generic head noun ("which method"): the phrase ends
+        if not word[0].isdigit() and word.lower() not in tx.NUMBER_WORDS:
+            focus.append(word)
+    return focus
+
+
+def unstated_focus(question: str, texts: Sequence[str], focus: Sequence[str] | None = None) -> list[str]:
+    """The focus words (default: of a "how many/much X" question) that no text contains."""
+    focus = question_focus(question, quantity_only=True) if focus is None else focus
+    if not focus:
+        return []
     stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
-    return [w for w in focus if tx.content_words(w) and not tx.content_words(w) <= stated]
+    return [w for w in focus if not tx.content_words(w) <= stated]
 
 
 def restates(sentences: Sequence[str], question: str) -> bool:
@@ -407,6 +458,7 @@ class Checked:
     citations: list[Citation]
     invented: int
     supported: list[str]  # what the backed sentences claim, paper titles left out
+    lead_removed: bool = False  # the first sentence with a claim failed its checks
 
 
 def _unquote_titles(sentence: str, titles: Sequence[str]) -> str:
@@ -438,6 +490,7 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
     removed: list[AnswerSentence] = []
     best: dict[int, tuple[float, Sentence]] = {}
     supported: list[str] = []
+    lead_removed = False
     for text, sentence, claim, names_, vec in zip(raw, plain, claims, named, vectors):
         cited = list(dict.fromkeys(parse_markers(text)))
         invented += sum(1 for n in cited if n not in offered)
@@ -485,4 +538,4 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
         )
     citations = renumber(shown, offered, best)
     text = render_text(shown, {c.number: c.title for c in citations})
-    return Checked(text, shown, removed, citations, invented, supported)
+    return Checked(text, shown, removed, citations, invented, supported, lead_removed)

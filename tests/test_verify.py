@@ -8,6 +8,7 @@ import pytest
 
 from rag.evidence import evidence_for
 from rag.verify import (
+    Checked,
     Trust,
     check_direction,
     check_names,
@@ -15,6 +16,7 @@ from rag.verify import (
     check_polarity,
     has_claim,
     is_refusal,
+    question_focus,
     restates,
     unstated_focus,
 )
@@ -140,5 +142,22 @@ def test_refusal_rules():
     trust = Trust(min_relevance=0.3)
     assert trust.before_generation("anything", 0.1, []).code == "low_relevance"
     assert trust.without("low_relevance").before_generation("anything", 0.1, []) is None
-    assert trust.after_generation("Entropy declines.", [], "q").code == "no_supported_sentence"
-    assert trust.after_generation("I cannot answer this.", [], "q").code == "model_declined"
+    nothing = Checked("", [], [], [], 0, [])
+    assert trust.after_generation("Entropy declines.", nothing, "q").code == "no_supported_sentence"
+    assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"
+    backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
+    assert (
+        trust.after_generation("x", backed, "Which optimizer does Time-MoE use?").code == "unanswered_focus"
+    )
+    assert trust.after_generation("x", backed, "Which design does Time-MoE use?") is None
+    lead = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"], lead_removed=True)
+    assert trust.after_generation("x", lead, "What does Time-MoE use?").code == "unbacked_lead"
+    assert question_focus("What kind of sparsity does TEAL apply?") == ["sparsity"]
+    assert question_focus("Which two video datasets were used to validate PooDLe?") == ["video", "datasets"]
+    assert question_focus("Which method lets MoE LLMs serve as embeddings?") == []  # generic noun
+
+
+def test_numbers_derived_from_the_source_by_arithmetic_pass():
+    assert check_numbers("RRM improves accuracy by 3.54 points, from 80.61% to 84.15%.", RRM).passed
+    assert not check_numbers("RRM improves accuracy by 4.54 points, from 80.61% to 84.15%.", RRM).passed
+    assert not check_numbers("RRM improves accuracy by 3.54 points.", RRM).passed  # operands not shown
