@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import platform
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from bench.cold import bench_cold_start
-from bench.scale import bench_scale, embedding_texts, pct
+from bench.scale import bench_scale, embedding_texts
+from eval.metrics import percentiles
 from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
 from rag.embedding import SentenceTransformerEmbedder
 from rag.evidence import select_evidence
@@ -77,7 +77,7 @@ def bench_search(data: Path) -> list[str]:
     return [
         "## Search (query embedding + dense + BM25 + fusion, k=5, seeds index)",
         "",
-        f"p50 {statistics.median(times) * 1000:.0f} ms, p95 {pct(times, 0.95) * 1000:.0f} ms over "
+        f"p50 {percentiles(times)['p50'] * 1000:.0f} ms, p95 {percentiles(times)['p95'] * 1000:.0f} ms over "
         f"{len(times)} queries.",
         "",
     ]

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.chunking import sentence_spans
 from rag.ingest import dedupe
 from rag.readers import read_paths
+from rag.text import sentence_spans
 
 ROOT = Path(__file__).resolve().parent.parent
 SYLLABLES = "ka lo ri ven tor mi sa qu el dra no fen zu bar ti os lum pex ra vo gan hel".split()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,7 @@ import time
 from pathlib import Path
 
 from bench.corpus import write
+from eval.metrics import percentiles
 from rag.answer import Pipeline
 from rag.chunking import chunk_text, embedding_text
 from rag.embedding import SentenceTransformerEmbedder
@@ -22,11 +22,6 @@ from rag.settings import Settings
 from rag.store import store_from_settings
 
 RAW_SAMPLE = 1000  # chunks encoded raw to measure the encoder's own throughput
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
 def embedding_texts(papers, chunk_tokens: int, embedder) -> list[str]:
@@ -104,8 +99,8 @@ def measure(n: int, work: Path) -> dict:
         "reingest_s": again.seconds,
         "reingest_embedded": again.chunks_embedded,
         "keyword_load_s": keyword_load,
-        "search_p50_ms": statistics.median(times) * 1000,
-        "search_p95_ms": pct(times, 0.95) * 1000,
+        "search_p50_ms": percentiles(times)["p50"] * 1000,
+        "search_p95_ms": percentiles(times)["p95"] * 1000,
         "hit@5": hits / len(planted),
         "queries": len(planted),
         "disk_mb": sum(f.stat().st_size for f in (work / "data").rglob("*") if f.is_file()) / 2**20,
