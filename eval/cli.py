@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from eval.gold import DEFAULT_GOLD
 from rag.clikit import fail as _fail
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
@@ -35,6 +36,9 @@ def evaluate(
     split: str = typer.Option(
         None, "--split", help="dev or test: that half of the gold set (eval/gold/<split>.jsonl)."
     ),
+    rescore: Path = typer.Option(
+        None, "--rescore", help="A report folder: score its stored answers again with today's metrics."
+    ),
     ablation: bool = typer.Option(
         False, "--ablation", help="Also judge every draft with each check and rule off in turn."
     ),
@@ -63,8 +67,6 @@ def evaluate(
             _fail("--split is dev or test")
         if gold:
             _fail("give --split or --gold, not both")
-        from eval.gold import DEFAULT_GOLD
-
         gold = [DEFAULT_GOLD / f"{split}.jsonl"]
     from tqdm import tqdm
 
@@ -79,6 +81,20 @@ def evaluate(
     def progress(items, name):
         return tqdm(items, desc=name, unit="q")
 
+    if rescore is not None:
+        from eval.gold import GoldError, load_gold
+        from eval.report import HEADLINE, table
+        from eval.rescore import rescore as run_rescore
+
+        if not (rescore / "results.jsonl").is_file():
+            _fail(f"no results.jsonl in {rescore}")
+        try:
+            folder, summary = run_rescore(rescore, load_gold(gold or [DEFAULT_GOLD]))
+        except (GoldError, ValueError) as exc:
+            _fail(str(exc))
+        typer.echo("\n".join(table(summary["configs"], HEADLINE)))
+        typer.echo(f"\nreport: {folder / 'report.md'}")
+        return
     if verifier:
         from datetime import datetime
 
@@ -96,7 +112,6 @@ def evaluate(
         return
     if calibrate:
         from eval.calibrate import calibrate as run_calibration
-        from eval.gold import DEFAULT_GOLD
         from eval.harness import load_checked
 
         try:

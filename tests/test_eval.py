@@ -183,3 +183,48 @@ def test_calibration_refuses_no_answerable_item(indexed, embedder):
     assert result.wrongly_refused == 0
     assert relevance["g3"] < result.threshold <= min(relevance["g1"], relevance["g2"])
     assert result.caught == 1 and "min_relevance = " in result.lines()[-1]
+
+
+def test_ablation_judges_the_same_drafts_with_each_rule_off_and_rescore_matches(tmp_path, indexed, embedder):
+    from eval.gold import parse_item
+    from eval.rescore import rescore
+
+    items = [parse_item(r, "test") for r in GOLD]
+    replies = [
+        "Knowledge entropy declines steadily as pretraining advances [1].",
+        "Routing weights serve as embeddings without finetuning in 77 ways [1].",  # invented number
+        "France won it [1].",  # drafted only for the ablation: low relevance refuses it first
+    ]
+    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    results = run_config(Config("hybrid", "test"), items, pipeline, ablation=True)
+    assert len(llm.prompts) == 3  # every item drafted once, whatever the rules say
+    by_id = {r.id: r for r in results}
+    assert (
+        by_id["g3"].abstain_reason.startswith("no indexed passage")
+        and by_id["g3"].latency["first_token"] is None
+    )
+    assert by_id["g2"].abstained and by_id["g2"].variants["numbers"]["refused_answerable"] == 0.0
+    assert by_id["g3"].variants["low_relevance"]["refused_unanswerable"] in (0.0, 1.0)
+    assert by_id["g1"].variants["numbers"]["fact_recall"] == 1.0
+    summary = write_report(tmp_path / "r", results, _meta())
+    rows = summary["ablation"]["hybrid"]
+    assert (
+        rows["all on"]["refused_answerable"] == 0.5 and rows["without numbers"]["refused_answerable"] == 0.0
+    )
+    assert "## Ablation: hybrid" in (tmp_path / "r" / "report.md").read_text()
+    ci = summary["configs"]["hybrid"]["fact_recall_ci"]
+    assert ci is None or ci[0] <= summary["configs"]["hybrid"]["fact_recall"] <= ci[1]
+
+    _, again = rescore(tmp_path / "r", items)
+    for key in ("fact_recall", "refused_answerable", "refused_unanswerable", "citation_recall"):
+        assert again["configs"]["hybrid"][key] == summary["configs"]["hybrid"][key], key
+
+
+def test_fact_recall_ignores_markers_and_facts_the_question_gives():
+    assert m.fact_recall("It uses [1] sources [2].", [["1"]]) == 0.0  # "[1]" is not the fact "1"
+    assert (
+        m.fact_recall("Time-MoE uses experts.", [["Time-MoE"], ["experts"]], "What does Time-MoE use?") == 1.0
+    )
+    assert m.fact_recall("anything", [["Time-MoE"]], "What is Time-MoE?") is None
+    assert m.citation_precision([], ["p1"], [["x"]]) == 0.0  # answered with no citation
+    assert m.bootstrap_ci([1.0, 0.0, 1.0, 1.0]) is not None and m.bootstrap_ci([1.0]) is None
