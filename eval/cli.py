@@ -39,6 +39,9 @@ def evaluate(
     rescore: Path = typer.Option(
         None, "--rescore", help="A report folder: score its stored answers again with today's metrics."
     ),
+    replay: Path = typer.Option(
+        None, "--replay", help="A report folder: judge its stored drafts again instead of generating."
+    ),
     ablation: bool = typer.Option(
         False, "--ablation", help="Also judge every draft with each check and rule off in turn."
     ),
@@ -126,8 +129,15 @@ def evaluate(
     try:
         settings = _settings()
         settings = settings.model_copy(update={"model": model or settings.eval_model})
+        llm = None
+        if replay is not None:
+            from eval.replay import ReplayLLM
+
+            if not (replay / "results.jsonl").is_file():
+                _fail(f"no results.jsonl in {replay}")
+            llm = ReplayLLM(replay)
         folder, summary = run_eval(
-            Pipeline(settings),
+            Pipeline(settings, llm=llm),
             gold=gold or [],
             configs=config or [],
             limit=limit,

@@ -187,6 +187,8 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
     if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
         latency["first_token"], latency["total"] = None, reply.timings.retrieval
+    if reply.backend == "replay":  # stored drafts: no generation was timed
+        latency["first_token"] = latency["total"] = None
     return result
 
 

@@ -10,20 +10,21 @@ import html
 import logging
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from rag.citations import strip_markers
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
-from rag.prompts import SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
+from rag.prompts import JUDGE_SYSTEM, JUDGE_USER, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
 from rag.retrieve import HybridRetriever, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
 from rag.text import strip_control
 from rag.types import Answer, SearchResult, Timings
-from rag.verify import REFUSAL, Refusal, Trust, check_answer, clean_draft, trust_from_settings
+from rag.verify import REFUSAL, Checked, Refusal, Trust, check_answer, clean_draft, trust_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -230,11 +231,33 @@ class Pipeline:
             yield finish(text="".join(pieces), error=str(exc))
             return
         draft = "".join(pieces)
-        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate)
+
+        def ask_model(checked) -> bool | None:
+            verdict = self.ask_judge(llm, checked.text, question)
+            verdicts.append(verdict)
+            return verdict
+
+        verdicts: list[bool | None] = []
+        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate, ask=ask_model)
+        fields["judged"] = verdicts[0] if verdicts else None
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=_count(llm, messages))  # fmt: skip
+
+    def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
+        """Ask the model whether `answer` gives what `question` asks for. True/False, or None when
+        the reply is neither or the model failed."""
+        messages = [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": JUDGE_USER.format(question=question, answer=strip_markers(answer))},
+        ]
+        try:
+            reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
+        except LLMError as exc:
+            log.warning("judge failed: %s", exc)
+            return None
+        return True if reply.startswith("yes") else False if reply.startswith("no") else None
 
     def ask(self, question: str, **kwargs) -> Answer:
         for event in self.stream(question, **kwargs):
@@ -255,6 +278,7 @@ def judge(
     trust: Trust,
     *,
     gate: Refusal | None = None,
+    ask: Callable[[Checked], bool | None] | None = None,
 ) -> dict:
     """The Answer fields for a finished draft under `trust`: checked sentences, or a refusal.
     `gate` is the refusal a rule made before generation (the eval drafts anyway, so one stored
@@ -262,7 +286,7 @@ def judge(
     if gate:
         return _refusal(gate)
     checked = check_answer(clean_draft(draft), evidence, embedder, trust)
-    refusal = trust.after_generation(draft, checked, question)
+    refusal = trust.after_generation(draft, checked, question, ask)
     if refusal:
         return dict(removed=checked.removed) | _refusal(refusal)
     return dict(

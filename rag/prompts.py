@@ -8,6 +8,13 @@ SYSTEM_PROMPT = """You are a research assistant. You answer questions using the 
 - If the sources do not state the answer, say that the papers do not state it.
 """
 
+# The model grades its checked answer in a fresh, short conversation (about 60 tokens, under a
+# second on 2 cores). Small models quote true but unrelated sentences when the sources lack the
+# answer; graded apart from the sources, the default model flags that more often than as one more
+# turn of the answer's own conversation, where it approved its answers (tried on 8 dev cases).
+JUDGE_SYSTEM = "You check whether an answer responds to a question. Reply with one word: YES or NO."
+JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what the question asks for?"
+
 SOURCE_TEMPLATE = '<source id="{number}" title="{title}">\n{text}\n</source>'
 
 USER_TEMPLATE = """Question: {question}

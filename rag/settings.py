@@ -109,6 +109,7 @@ class Settings(BaseSettings):
             "model_declined",
             "no_supported_sentence",
             "restates_question",
+            "judged_unanswered",
         ],
         description="Rules that may refuse an answer (rag/verify.py); a JSON list.",
     )

@@ -144,6 +144,7 @@ class Answer:
     abstain_code: str = ""  # the rule that refused (rag.verify.RULES)
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
+    judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
     evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     error: str = ""  # set when the LLM failed; the sources are still returned
@@ -160,6 +161,7 @@ class Answer:
             "sentences": [asdict(s) for s in self.sentences],
             "not_found_in_sources": [asdict(s) for s in self.removed],
             "draft": self.draft,
+            "judged": self.judged,
             "invented_citations": self.invented_citations,
             "retrieved": [r.to_json() for r in self.retrieved],
             "timings": asdict(self.timings),

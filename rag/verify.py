@@ -14,10 +14,9 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   unstated_quantity      "how many X" when no retrieved abstract mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
-  unbacked_lead          the draft's first sentence with a claim (its direct answer) failed its checks
   restates_question      the checked sentences only repeat the question's words
-  unanswered_focus       what a which/what/how-many question asks for ("which optimizer") is in no
-                         backed sentence nor the passages they cite
+  judged_unanswered      asked apart from the sources, the model says the checked answer does not
+                         give what the question asks for
 
 `citewise verify` uses `verify_claim`, the same checks against a whole abstract.
 """
@@ -25,7 +24,7 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -43,8 +42,8 @@ from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "unbacked_lead",
-         "restates_question", "unanswered_focus")  # fmt: skip
+RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "restates_question",
+         "judged_unanswered")  # fmt: skip
 PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
 
 REFUSAL = "The indexed papers do not answer this."
@@ -53,8 +52,7 @@ REASONS = {
     "unstated_quantity": "the sources never mention what the question counts",
     "model_declined": "the model found no answer in the sources",
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
-    "unbacked_lead": "the draft's answer sentence is not backed by the sources (what remains is context)",
-    "unanswered_focus": "the backed sentences never mention what the question asks for",
+    "judged_unanswered": "the checked answer does not give what the question asks for",
     "restates_question": "the draft only restates the question",
 }
 
@@ -119,7 +117,7 @@ def _tokens(text: str) -> list[str]:
 
 
 _BOUNDARY_WORDS = {",", ";", ":", "(", ")", "but", "while", "whereas", "which", "although", "though"}
-_SCOPE = 6  # words a negation cue governs, at most, within its clause
+_SCOPE = 5  # content words a negation cue governs, at most, within its clause
 
 
 def _is_content(token: str) -> bool:
@@ -139,9 +137,9 @@ def polarity_terms(text: str) -> tuple[set[str], set[str]]:
                 negated[i - 1] = True
             continue
         governed = 0
-        for j in range(i + 1, min(len(toks), i + 1 + _SCOPE)):
+        for j in range(i + 1, len(toks)):
             # "without text to improve X": the purpose clause after "to"/"by" is not negated.
-            if toks[j] in _BOUNDARY_WORDS or (governed and toks[j] in ("to", "by")):
+            if toks[j] in _BOUNDARY_WORDS or (governed and toks[j] in ("to", "by")) or governed >= _SCOPE:
                 break
             negated[j] = True
             governed += _is_content(toks[j])
@@ -338,24 +336,23 @@ class Trust:
             return Refusal("unstated_quantity", f"({' '.join(missing)!r})")
         return None
 
-    def after_generation(self, draft: str, checked: Checked, question: str) -> Refusal | None:
-        """The refusal of a checked draft, if a rule makes one."""
+    def after_generation(
+        self,
+        draft: str,
+        checked: Checked,
+        question: str,
+        judge: Callable[[Checked], bool | None] | None = None,
+    ) -> Refusal | None:
+        """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
+        checked answer gives what the question asks for (None: it could not tell)."""
         if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
             return Refusal("model_declined")
         if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
-        if self.on("unbacked_lead") and checked.lead_removed:
-            return Refusal("unbacked_lead")
         if self.on("restates_question") and restates(checked.supported, question):
             return Refusal("restates_question")
-        backing = " ".join(checked.supported + [c.passage for c in checked.citations])
-        missing = (
-            unstated_focus(question, [backing], question_focus(question))
-            if self.on("unanswered_focus")
-            else []
-        )
-        if missing:
-            return Refusal("unanswered_focus", f"({' '.join(missing)!r})")
+        if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
+            return Refusal("judged_unanswered")
         return None
 
 
@@ -387,33 +384,16 @@ _ASKS_FOR_PAPER = re.compile(
 )
 
 
-_FOCUS = re.compile(
-    r"\b(?:how (?:many|much)|which|what)\s+(?:(?:kind|type|sort)s? of\s+)?((?:[\w-]+\s+){0,2}[\w-]+)", re.I
-)
-_GENERIC = {tx.stem(w) for w in "method approach work technique way kind type sort model framework thing result "
-            "part aspect paper study".split()}  # fmt: skip
-
-
-def question_focus(question: str, *, quantity_only: bool = False) -> list[str]:
-    """What a question asks for: the words after "how many/much" (or, unless `quantity_only`,
-    "which"/"what"), up to a verb or stop word, numbers and generic nouns ("method") left out."""
-    m = (_QUANTITY if quantity_only else _FOCUS).search(question)
+def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
+    """For "how many X" / "how much X": the words of X that no text contains."""
+    m = _QUANTITY.search(question)
     if not m:
         return []
     focus = []
     for word in m.group(1).split():
-        if word.lower() in tx.STOP_WORDS or tx.content_words(word) <= _GENERIC:
-            break  # a verb, or a generic head noun ("which method"): the phrase ends
-        if not word[0].isdigit() and word.lower() not in tx.NUMBER_WORDS:
-            focus.append(word)
-    return focus
-
-
-def unstated_focus(question: str, texts: Sequence[str], focus: Sequence[str] | None = None) -> list[str]:
-    """The focus words (default: of a "how many/much X" question) that no text contains."""
-    focus = question_focus(question, quantity_only=True) if focus is None else focus
-    if not focus:
-        return []
+        if word.lower() in tx.STOP_WORDS:
+            break
+        focus.append(word)
     stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
     return [w for w in focus if not tx.content_words(w) <= stated]
 
@@ -437,9 +417,15 @@ _META = re.compile(
 _MARKUP = re.compile(r"</?source[^>]*>")
 
 
+_ENUMERATOR = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
+
+
 def clean_draft(text: str) -> str:
-    """Drop echoed prompt markup and sentences that only point at the sources."""
+    """Drop echoed prompt markup, list enumerators ("1.", "-": a list item is a sentence, its
+    number no claim) and sentences that only point at the sources."""
     text = _MARKUP.sub("", text)
+    text = re.sub(r"\s*\n+\s*", "\n", _ENUMERATOR.sub("", text))
+    text = re.sub(r"(?<![.!?:;])\n(?=\S)", ". ", text).replace("\n", " ")
     kept = [s for s in tx.sentences(text) if not _META.search(strip_markers(s))]
     return " ".join(kept).strip() if kept else text.strip()
 
@@ -458,7 +444,6 @@ class Checked:
     citations: list[Citation]
     invented: int
     supported: list[str]  # what the backed sentences claim, paper titles left out
-    lead_removed: bool = False  # the first sentence with a claim failed its checks
 
 
 def _unquote_titles(sentence: str, titles: Sequence[str]) -> str:
@@ -490,7 +475,6 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
     removed: list[AnswerSentence] = []
     best: dict[int, tuple[float, Sentence]] = {}
     supported: list[str] = []
-    lead_removed = False
     for text, sentence, claim, names_, vec in zip(raw, plain, claims, named, vectors):
         cited = list(dict.fromkeys(parse_markers(text)))
         invented += sum(1 for n in cited if n not in offered)
@@ -538,4 +522,4 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
         )
     citations = renumber(shown, offered, best)
     text = render_text(shown, {c.number: c.title for c in citations})
-    return Checked(text, shown, removed, citations, invented, supported, lead_removed)
+    return Checked(text, shown, removed, citations, invented, supported)

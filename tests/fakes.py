@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from rag.embedding import Embedder
 from rag.llm.base import LLM, LLMError, Message
+from rag.prompts import JUDGE_SYSTEM
 
 
 class FakeEmbedder(Embedder):
@@ -42,13 +43,20 @@ class FakeLLM(LLM):
     backend = "fake"
     model = "fake-llm"
 
-    def __init__(self, replies: Sequence[str | Exception] = ()):
+    def __init__(self, replies: Sequence[str | Exception] = (), judge_reply: str = "YES"):
         self.replies = list(replies)
         self.prompts: list[list[Message]] = []
+        # The trust rule `judged_unanswered` asks one more turn; answered apart from the queue.
+        self.judge_reply = judge_reply
+        self.judge_prompts: list[list[Message]] = []
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
     ) -> Iterator[str]:
+        if messages[0]["content"] == JUDGE_SYSTEM:
+            self.judge_prompts.append(messages)
+            yield self.judge_reply
+            return
         self.prompts.append(messages)
         if not self.replies:
             raise AssertionError("FakeLLM was called but no reply is queued")

@@ -162,3 +162,15 @@ def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, [reply])
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
     assert answer.abstained and "no sentence of the draft" in answer.abstain_reason
+
+
+def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
+    pipeline, llm = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+    )
+    llm.judge_reply = "NO"
+    answer = pipeline.ask("Which optimizer trains the knowledge entropy model?")
+    assert answer.abstained and answer.abstain_code == "judged_unanswered" and answer.judged is False
+    graded = llm.judge_prompts[0][1]["content"]  # a short prompt of its own, without the sources
+    assert graded.startswith("Question: Which optimizer trains the knowledge entropy model?")
+    assert "Answer: Knowledge entropy declines as pretraining advances." in graded and "[1]" not in graded

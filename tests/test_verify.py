@@ -16,7 +16,6 @@ from rag.verify import (
     check_polarity,
     has_claim,
     is_refusal,
-    question_focus,
     restates,
     unstated_focus,
 )
@@ -147,14 +146,10 @@ def test_refusal_rules():
     assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"
     backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
     assert (
-        trust.after_generation("x", backed, "Which optimizer does Time-MoE use?").code == "unanswered_focus"
+        trust.after_generation("x", backed, "Which optimizer?", lambda c: False).code == "judged_unanswered"
     )
-    assert trust.after_generation("x", backed, "Which design does Time-MoE use?") is None
-    lead = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"], lead_removed=True)
-    assert trust.after_generation("x", lead, "What does Time-MoE use?").code == "unbacked_lead"
-    assert question_focus("What kind of sparsity does TEAL apply?") == ["sparsity"]
-    assert question_focus("Which two video datasets were used to validate PooDLe?") == ["video", "datasets"]
-    assert question_focus("Which method lets MoE LLMs serve as embeddings?") == []  # generic noun
+    assert trust.after_generation("x", backed, "Which optimizer?", lambda c: None) is None  # no verdict
+    assert trust.without("judged_unanswered").after_generation("x", backed, "q", lambda c: False) is None
 
 
 def test_numbers_derived_from_the_source_by_arithmetic_pass():

@@ -1,0 +1,40 @@
+"""Judge stored drafts again without generating: `citewise eval --replay DIR`.
+
+Generation is the slow part of an evaluation (about 8 s an item with the default model on two
+cores); the checks and rules take milliseconds. A run keeps every draft in `results.jsonl`, so a
+change to a check or rule is measured by replaying those drafts through the same pipeline: the
+same retrieval and evidence, the stored draft instead of the model. Latency in such a run is not
+a measurement of anything and is reported as missing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from rag.llm.base import LLM, LLMError, Message
+
+
+class ReplayLLM(LLM):
+    """Answers each prompt with the draft stored for its question in a run's results.jsonl."""
+
+    backend = "replay"
+
+    def __init__(self, folder: Path):
+        self.model = f"replay of {folder}"
+        self.drafts: dict[str, str] = {}
+        for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row.get("answered") and row.get("draft") is not None:
+                self.drafts[row["query"]] = row["draft"]
+                self.drafts.setdefault(row["question"], row["draft"])
+
+    def stream(
+        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+    ) -> Iterator[str]:
+        prompt = messages[-1]["content"]
+        question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
+        if question not in self.drafts:
+            raise LLMError(f"no stored draft for {question!r}")
+        yield self.drafts[question]
