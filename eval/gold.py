@@ -12,7 +12,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TYPES = ("lookup", "numeric", "paraphrase", "multi", "followup", "unanswerable")
+TYPES = (
+    "lookup",
+    "numeric",
+    "paraphrase",
+    "multi",
+    "followup",
+    "twopart",
+    "whichpaper",
+    "comparison",
+    "unanswerable",
+)
 REQUIRED = ("id", "question", "type", "facts", "papers")
 DEFAULT_GOLD = Path(__file__).parent / "gold"  # dev.jsonl + test.jsonl (eval/split.py)
 

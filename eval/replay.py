@@ -3,8 +3,9 @@
 Generation is the slow part of an evaluation (about 8 s an item with the default model on two
 cores); the checks and rules take milliseconds. A run keeps every draft in `results.jsonl`, so a
 change to a check or rule is measured by replaying those drafts through the same pipeline: the
-same retrieval and evidence, the stored draft instead of the model. Latency in such a run is not
-a measurement of anything and is reported as missing.
+same retrieval and evidence, the stored draft instead of the model, and the model's stored grade of
+its answer (`judged_unanswered`) reused. Latency in such a run is not a measurement of anything and
+is reported as missing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rag.llm.base import LLM, LLMError, Message
+from rag.prompts import JUDGE_SYSTEM
+from rag.verify import REASONS
 
 
 class ReplayLLM(LLM):
@@ -24,17 +27,29 @@ class ReplayLLM(LLM):
     def __init__(self, folder: Path):
         self.model = f"replay of {folder}"
         self.drafts: dict[str, str] = {}
+        self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row.get("answered") and row.get("draft") is not None:
                 self.drafts[row["query"]] = row["draft"]
                 self.drafts.setdefault(row["question"], row["draft"])
+                judged = row.get("judged")
+                if judged is None and row.get("draft"):  # runs stored before the grade was: infer it
+                    graded_no = row.get("abstain_reason", "").startswith(REASONS["judged_unanswered"])
+                    judged = False if graded_no else True if not row.get("abstained") else None
+                if judged is not None:
+                    self.verdicts[row["question"]] = judged
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
     ) -> Iterator[str]:
         prompt = messages[-1]["content"]
         question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
+        if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any
+            if question not in self.verdicts:
+                raise LLMError(f"no stored grade for {question!r}")
+            yield "YES" if self.verdicts[question] else "NO"
+            return
         if question not in self.drafts:
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]

@@ -41,6 +41,7 @@ class ItemResult:
     citations: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     draft: str = ""  # the model's text before checking
+    judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
 
@@ -176,7 +177,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         for c in reply.citations
     ]
     result.scores |= answer_scores(item, reply)
-    result.draft = reply.draft
+    result.draft, result.judged = reply.draft, reply.judged
     result.removed = [
         {"text": x.text, "failed": [c.detail for c in x.checks if not c.passed]} for x in reply.removed
     ]

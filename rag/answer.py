@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rag.citations import strip_markers
+from rag.complete import complete, rendered
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
@@ -238,7 +239,8 @@ class Pipeline:
             return verdict
 
         verdicts: list[bool | None] = []
-        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate, ask=ask_model)
+        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate, ask=ask_model,
+                       complete_parts=s.complete_answers)  # fmt: skip
         fields["judged"] = verdicts[0] if verdicts else None
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
@@ -279,6 +281,7 @@ def judge(
     *,
     gate: Refusal | None = None,
     ask: Callable[[Checked], bool | None] | None = None,
+    complete_parts: bool = True,
 ) -> dict:
     """The Answer fields for a finished draft under `trust`: checked sentences, or a refusal.
     `gate` is the refusal a rule made before generation (the eval drafts anyway, so one stored
@@ -289,10 +292,14 @@ def judge(
     refusal = trust.after_generation(draft, checked, question, ask)
     if refusal:
         return dict(removed=checked.removed) | _refusal(refusal)
+    sentences, citations, text = checked.sentences, checked.citations, checked.text
+    if complete_parts:
+        sentences, citations = complete(question, sentences, citations, evidence)
+        text = rendered(sentences, citations)
     return dict(
-        text=checked.text,
-        citations=checked.citations,
-        sentences=checked.sentences,
+        text=text,
+        citations=citations,
+        sentences=sentences,
         removed=checked.removed,
         invented_citations=checked.invented,
     )

@@ -113,6 +113,11 @@ class Settings(BaseSettings):
         ],
         description="Rules that may refuse an answer (rag/verify.py); a JSON list.",
     )
+    complete_answers: bool = Field(
+        True,
+        description="Quote the best evidence sentence for each part of the question the checked "
+        "answer leaves out, and name the paper when a which-paper answer does not (rag/complete.py).",
+    )
     max_question_chars: int = Field(2000, ge=10, description="Longer questions are refused.")
 
     # --- LLM backends ---------------------------------------------------------------------

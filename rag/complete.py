@@ -1,0 +1,148 @@
+"""Complete a checked answer: every part of the question answered, the paper named.
+
+Small models answer the first part of a two-part question and drop the second ("how many hours
+and classes" gets the hours), give one number of a comparison, or write "[1]" where a paper's name
+belongs. After the checks, each part of the question that no shown sentence covers gets the
+evidence sentence that covers it best, quoted with its citation (extractive, so always faithful),
+and a which-paper question gets the cited paper's title when the answer names none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag import text as tx
+from rag.citations import render_text
+from rag.evidence import Evidence
+from rag.types import AnswerSentence, Check, Citation
+
+MAX_COMPLETIONS = 2
+_WH = r"(?:what|which|how|why|where|when|who|does|do|did|is|are|can)"
+# A new question inside the question: "..., and what ...", "...? How ...".
+_CLAUSE = re.compile(rf"\?\s+|,?\s+and\s+(?={_WH}\b)|;\s+", re.I)
+# The other side of a comparison: "compared with the baseline", "versus RM".
+_VERSUS = re.compile(r"\b(?:compared (?:with|to)|versus|vs\.?|relative to)\b", re.I)
+# Coordinated things asked for: "how many recording hours and classes".
+_COORD = re.compile(
+    r"\b(how (?:many|much)|which|what)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+([\w-]+(?:\s+[\w-]+)?)", re.I
+)
+_ASKS_FOR_PAPER = re.compile(r"\b(which|what) (papers?|works?|stud(?:y|ies)|articles?)\b", re.I)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that each need an answer (one part for a simple question); the
+    other side of a comparison is a part of its own."""
+    parts = [p.strip(" ?,.") for p in _CLAUSE.split(question) if p and p.strip(" ?,.")]
+    out: list[str] = []
+    for part in parts:
+        m = _COORD.search(part)
+        if m and not _VERSUS.search(part):
+            out += [f"{m.group(1)} {m.group(2)}", f"{m.group(1)} {m.group(3)}{part[m.end() :]}"]
+            continue
+        v = _VERSUS.search(part)
+        if v and len(tx.content_words(part[v.end() :])) >= 1:
+            out += [part[: v.start()].strip(), part[v.end() :].strip()]
+            continue
+        out.append(part)
+    return [p for p in out if tx.content_words(p)] or [question]
+
+
+def _focus(part: str, parts: Sequence[str]) -> set[str]:
+    """What this part asks that the other parts do not (the shared subject is left out)."""
+    others = set().union(*(tx.content_words(p) for p in parts if p != part)) if len(parts) > 1 else set()
+    return tx.content_words(part) - others
+
+
+def missing_parts(question: str, answer: str) -> list[tuple[str, set[str]]]:
+    """(part, its focus words) for each part the answer leaves out: its focus words are not
+    mentioned, or, for a comparison, the answer states fewer than two numbers."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return []
+    said = tx.content_words(answer)
+    comparison = bool(_VERSUS.search(question))
+    out = []
+    for part in parts:
+        focus = _focus(part, parts)
+        if comparison and part == parts[-1]:
+            if len(tx.numbers(answer, words=False)) < 2:
+                out.append((part, focus | {NUMBERS}))
+        elif focus and len(focus & said) < max(1, len(focus) // 2):
+            out.append((part, focus))
+    return out
+
+
+NUMBERS = "<numbers>"  # focus marker: the part wants numbers the answer does not state yet
+
+
+def complete(
+    question: str,
+    sentences: list[AnswerSentence],
+    citations: list[Citation],
+    evidence: Sequence[Evidence],
+) -> tuple[list[AnswerSentence], list[Citation]]:
+    """Add quoted evidence for the parts the answer misses, and the title for a which-paper
+    question whose answer names no paper. Returns new sentences and citations."""
+    sentences, citations = list(sentences), list(citations)
+    answer = " ".join(s.text for s in sentences)
+    by_paper = {c.paper_id: c.number for c in citations}
+    added = 0
+    for _part, focus in missing_parts(question, answer):
+        if added == MAX_COMPLETIONS:
+            break
+        best = _best_sentence(focus, evidence, answer, tx.content_words(question))
+        if best is None:
+            continue
+        ev, text = best
+        number = by_paper.get(ev.paper.id)
+        if number is None:
+            number = len(citations) + 1
+            sentence = next(s for s in ev.sentences if s.text == text)
+            citations.append(Citation(number, ev.paper.id, ev.paper.display_title, ev.paper.url,
+                                      ev.paper.sources, text, sentence.start, sentence.end, 1.0))  # fmt: skip
+            by_paper[ev.paper.id] = number
+        quoted = f"“{text.rstrip('.')}”."
+        sentences.append(AnswerSentence(quoted, [number], True, 1.0, False, [Check("quoted", True)]))
+        answer += " " + text
+        added += 1
+    if _ASKS_FOR_PAPER.search(question) and citations and not _names_a_paper(answer, citations):
+        first = citations[0]
+        sentences.insert(0, AnswerSentence(f"The paper is “{first.title}”.", [first.number], True, 1.0,
+                                           False, [Check("names", True)]))  # fmt: skip
+    return sentences, citations
+
+
+def _names_a_paper(answer: str, citations: Sequence[Citation]) -> bool:
+    """The answer contains a cited paper's title, or the name its title starts with ("RRM: ...")."""
+    low = answer.lower()
+    for c in citations:
+        head = re.split(r"[:—–]| - ", c.title, maxsplit=1)[0].strip()
+        if c.title.lower() in low or (len(head) < len(c.title) and tx.name_in(head, answer)):
+            return True
+    return False
+
+
+def _best_sentence(
+    focus: set[str], evidence: Sequence[Evidence], answer: str, asked: set[str]
+) -> tuple[Evidence, str] | None:
+    """The shown evidence sentence that best covers the part: most focus words (numbers the
+    answer lacks count as one when the part wants numbers), then most question words, then
+    relevance; never one the answer already says."""
+    said, stated = tx.content_words(answer), tx.numbers(answer, words=False)
+    best, best_key = None, (0, 0, 0.0)
+    for ev in evidence:
+        for i in ev.chosen or range(len(ev.sentences)):
+            text = ev.sentences[i].text
+            words = tx.content_words(text)
+            if words and len(words & said) / len(words) > 0.8:
+                continue  # the answer already says it
+            hits = len(words & focus) + (NUMBERS in focus and bool(tx.numbers(text, words=False) - stated))
+            key = (hits, len(words & asked), ev.sentences[i].score)
+            if hits and key > best_key:
+                best, best_key = (ev, text), key
+    return best
+
+
+def rendered(sentences: list[AnswerSentence], citations: list[Citation]) -> str:
+    return render_text(sentences, {c.number: c.title for c in citations})

@@ -1,0 +1,56 @@
+"""Complete answers: question parts, extractive completion of a missing part, paper names."""
+
+import json
+
+from rag.complete import complete, missing_parts, question_parts, rendered
+from rag.evidence import evidence_for
+from rag.types import AnswerSentence, Citation, Paper
+from tests.conftest import SEEDS
+from tests.fakes import FakeEmbedder
+
+ROWS = {r["id"]: r for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}
+
+
+def _source(pid: str, number: int = 1):
+    row = ROWS[pid]
+    ev = evidence_for(Paper(pid, row["abstract"], title=row["title"]), FakeEmbedder(), number)
+    return ev
+
+
+def test_parts_of_real_questions():
+    assert question_parts("What Reward-Bench accuracy does RRM reach compared with the baseline?") == [
+        "What Reward-Bench accuracy does RRM reach",
+        "the baseline",
+    ]
+    assert question_parts("How many recording hours and classes does BirdSet contain?") == [
+        "How many recording hours",
+        "How many classes does BirdSet contain",
+    ]
+    assert len(question_parts("Why do LMs attend to the first token, and what variant removes it?")) == 2
+    assert question_parts("How does knowledge entropy change during pretraining?") == [
+        "How does knowledge entropy change during pretraining"
+    ]
+
+
+def test_the_missing_half_of_a_comparison_is_quoted_from_the_source():
+    ev = _source("88AS5MQnmC")
+    answer = [AnswerSentence("RRM reaches 84.15% accuracy on Reward-Bench.", [1], True, 0.9)]
+    cites = [Citation(1, "88AS5MQnmC", ROWS["88AS5MQnmC"]["title"], "", [], "", 0, 0, 0.9)]
+    question = "What Reward-Bench accuracy does RRM reach compared with the baseline?"
+    assert missing_parts(question, answer[0].text)
+    sentences, citations = complete(question, answer, cites, [ev])
+    text = rendered(sentences, citations)
+    assert "80.61%" in text and text.count("[1]") == 2 and len(citations) == 1
+    assert sentences[-1].checks[0].name == "quoted" and sentences[-1].text.startswith("“")
+    # A complete answer is left alone.
+    full = [AnswerSentence("RRM raises accuracy from 80.61% to 84.15% over the baseline.", [1], True, 0.9)]
+    assert complete(question, full, cites, [ev])[0] == full
+
+
+def test_a_which_paper_answer_names_the_paper():
+    cites = [Citation(1, "88AS5MQnmC", ROWS["88AS5MQnmC"]["title"], "", [], "", 0, 0, 0.9)]
+    answer = [AnswerSentence("It learns preferences independent of artifacts.", [1], True, 0.9)]
+    sentences, citations = complete("Which paper makes reward models robust to artifacts?", answer, cites, [])
+    assert rendered(sentences, citations).startswith("The paper is “RRM: Robust Reward Model")
+    named = [AnswerSentence("RRM learns preferences independent of artifacts.", [1], True, 0.9)]
+    assert complete("Which paper makes reward models robust?", named, cites, [])[0] == named
