@@ -145,6 +145,7 @@ def evaluate(
             retrieval_only=retrieval_only,
             out=out,
             ablation=ablation,
+            only=llm.items if llm is not None else None,  # a replay judges the stored items only
             progress=progress,
         )
     except (GoldError, KeyError, StoreError, LLMError) as exc:

@@ -36,12 +36,18 @@ def evaluate(
     retrieval_only: bool = False,
     out: Path | None = None,
     ablation: bool = False,
+    only: set[str] | None = None,
     progress=lambda items, _: items,
     command: str = "",
 ) -> tuple[Path, dict[str, Any]]:
     names = list(configs) or DEFAULT_CONFIGS
     chosen = [get_config(n) for n in names]  # unknown names fail before any work
-    items = [i for i in load_checked(gold, pipeline) if not types or i.type in types][:limit]
+    items = [
+        i
+        for i in load_checked(gold, pipeline)
+        if (not types or i.type in types) and (only is None or i.id in only)
+    ]
+    items = items[:limit]
     started = time.perf_counter()
     results: list[ItemResult] = []
     for config in chosen:

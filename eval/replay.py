@@ -28,9 +28,11 @@ class ReplayLLM(LLM):
         self.model = f"replay of {folder}"
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
+        self.items: set[str] = set()  # ids of the gold items with a stored draft
         for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row.get("answered") and row.get("draft") is not None:
+                self.items.add(row["id"])
                 self.drafts[row["query"]] = row["draft"]
                 self.drafts.setdefault(row["question"], row["draft"])
                 judged = row.get("judged")

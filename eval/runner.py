@@ -129,8 +129,16 @@ class System:
         for name in (*trust.checks, *trust.rules):
             variant = trust.without(name)
             gate = variant.before_generation(reply.question, relevance, abstracts)
+            # The model's grade is asked once, of the answer under every check, and reused here.
             fields = judge(
-                reply.question, reply.draft, reply.evidence, self.pipeline.embedder, variant, gate=gate
+                reply.question,
+                reply.draft,
+                reply.evidence,
+                self.pipeline.embedder,
+                variant,
+                gate=gate,
+                ask=lambda _: reply.judged,
+                complete_parts=self.pipeline.settings.complete_answers,
             )
             answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)
             out[name] = answer_scores(item, answer)

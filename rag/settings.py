@@ -108,7 +108,6 @@ class Settings(BaseSettings):
             "unstated_quantity",
             "model_declined",
             "no_supported_sentence",
-            "restates_question",
             "judged_unanswered",
         ],
         description="Rules that may refuse an answer (rag/verify.py); a JSON list.",

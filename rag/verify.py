@@ -14,7 +14,6 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   unstated_quantity      "how many X" when no retrieved abstract mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
-  restates_question      the checked sentences only repeat the question's words
   judged_unanswered      asked apart from the sources, the model says the checked answer does not
                          give what the question asks for
 
@@ -42,8 +41,7 @@ from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "restates_question",
-         "judged_unanswered")  # fmt: skip
+RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "judged_unanswered")
 PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
 
 REFUSAL = "The indexed papers do not answer this."
@@ -53,7 +51,6 @@ REASONS = {
     "model_declined": "the model found no answer in the sources",
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
     "judged_unanswered": "the checked answer does not give what the question asks for",
-    "restates_question": "the draft only restates the question",
 }
 
 # ---- refusal detection
@@ -349,8 +346,6 @@ class Trust:
             return Refusal("model_declined")
         if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
-        if self.on("restates_question") and restates(checked.supported, question):
-            return Refusal("restates_question")
         if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
             return Refusal("judged_unanswered")
         return None
@@ -379,9 +374,6 @@ def trust_from_settings(settings) -> Trust:
 
 
 _QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
-_ASKS_FOR_PAPER = re.compile(
-    r"\b(which|what|any|a) (papers?|works?|stud(y|ies)|articles?|methods?|approach(es)?)\b|\bis there\b", re.I
-)
 
 
 def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
@@ -396,15 +388,6 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
         focus.append(word)
     stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
     return [w for w in focus if not tx.content_words(w) <= stated]
-
-
-def restates(sentences: Sequence[str], question: str) -> bool:
-    """Every sentence only repeats the question's words: no answer, unless the question asks which
-    paper, where the citation is the answer."""
-    if not sentences or _ASKS_FOR_PAPER.search(question):
-        return False
-    asked = tx.content_words(question)
-    return all(tx.content_words(s) <= asked for s in sentences)
 
 
 # ---- draft cleaning

@@ -151,12 +151,6 @@ def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     assert answer.text == "The paper you mean is “Knowledge Entropy Decay” [1]."
 
 
-def test_a_draft_that_only_restates_the_question_is_refused(indexed, embedder):
-    pipeline, _ = make_pipeline(indexed, embedder, ["The license of the knowledge entropy dataset is [1]."])
-    answer = pipeline.ask("What is the license of the knowledge entropy dataset?")
-    assert answer.abstained and "restates" in answer.abstain_reason
-
-
 def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
     reply = "Bake sourdough with flour, water, yeast and salt; proof it overnight before baking."
     pipeline, _ = make_pipeline(indexed, embedder, [reply])

@@ -16,7 +16,6 @@ from rag.verify import (
     check_polarity,
     has_claim,
     is_refusal,
-    restates,
     unstated_focus,
 )
 from tests.conftest import SEEDS
@@ -134,8 +133,6 @@ def test_refusal_rules():
     assert is_refusal("The provided sources do not mention the optimizer.")
     assert is_refusal("Time-MoE's optimizer is not stated in the abstract.")
     assert not is_refusal("Time-MoE uses a sparse mixture-of-experts design [1].")
-    assert restates(["The license of Time-300B is"], "What is the license of Time-300B?")
-    assert not restates(["Time-300B spans over 9 domains"], "What is Time-300B?")
     assert unstated_focus("How many GPUs were used to train Time-MoE?", [ABSTRACTS["e1wDDFmlVu"]]) == ["GPUs"]
     assert unstated_focus("How many recording hours does BirdSet have?", [ABSTRACTS["dRXxFEY8ZE"]]) == []
     trust = Trust(min_relevance=0.3)
