@@ -11,7 +11,7 @@ from eval import metrics as m
 from eval.runner import ItemResult
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
-ANSWER = ["fact_recall", "citation_precision", "citation_recall", "answer_words"]
+ANSWER = ["fact_recall", "citation_precision", "citation_recall", "answer_words", "empty_slot"]
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
 SELF = ["cited_sentences", "supported_sentences"]
 REFUSED = ["refused_unanswerable", "refused_answerable"]
@@ -29,7 +29,7 @@ HEADLINE = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recal
 # Per-item means that get a bootstrap 95 % interval in the report.
 WITH_CI = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
            "refused_answerable"]  # fmt: skip
-LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words"}
+LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words", "empty_slot"}
 
 
 def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:

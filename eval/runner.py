@@ -14,6 +14,7 @@ from typing import Any
 from eval import metrics as m
 from eval.configs import Config
 from eval.gold import GoldItem
+from rag import text as tx
 from rag.answer import Pipeline, Turn, judge, standalone_query
 from rag.types import Answer, Timings
 from rag.verify import PRE_GENERATION_RULES
@@ -69,10 +70,11 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
         facts = 0.0 if item.answerable and m.fact_recall("", item.facts, item.question) is not None else None
         return refusals | {"fact_recall": facts, "citation_precision": None,
                            "citation_recall": 0.0 if item.answerable else None, "cited_sentences": None,
-                           "supported_sentences": None, "answer_words": None}  # fmt: skip
+                           "supported_sentences": None, "answer_words": None, "empty_slot": None}  # fmt: skip
     cited = [(c.paper_id, c.passage) for c in answer.citations]
     return refusals | {
         "answer_words": float(len(answer.text.split())),
+        "empty_slot": float(tx.has_empty_slot(answer.text)),
         "fact_recall": m.fact_recall(answer.text, item.facts, item.question),
         "citation_precision": m.citation_precision(cited, item.papers, item.facts)
         if item.answerable

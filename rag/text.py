@@ -197,6 +197,17 @@ def _abbreviates(acronym: str, tokens: list[str]) -> bool:
     return any("".join(t[0] for t in tokens[i : i + n]) == acronym for i in range(len(tokens) - n + 1))
 
 
+# ---- blanks
+
+# Where a name or marker was removed and nothing took its place: "The work by  claims", "are  and
+# [1]", "by .", empty quotes or brackets.
+_EMPTY_SLOT = re.compile(r"\S\s{2,}\S|\b(?:by|are|is|was|and|from|in|of)\s+[.,;:]|“\s*”|\(\s*\)")
+
+
+def has_empty_slot(text: str) -> bool:
+    return bool(_EMPTY_SLOT.search(text))
+
+
 # ---- tokens
 
 

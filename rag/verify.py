@@ -407,10 +407,11 @@ def clean_draft(text: str) -> str:
     """Drop echoed prompt markup, list enumerators ("1.", "-": a list item is a sentence, its
     number no claim) and sentences that only point at the sources."""
     text = _MARKUP.sub("", text)
-    text = re.sub(r"\s*\n+\s*", "\n", _ENUMERATOR.sub("", text))
-    text = re.sub(r"(?<![.!?:;])\n(?=\S)", ". ", text).replace("\n", " ")
-    kept = [s for s in tx.sentences(text) if not _META.search(strip_markers(s))]
-    return " ".join(kept).strip() if kept else text.strip()
+    lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
+    # Lines stay lines: a list item is a sentence of its own, whatever its punctuation.
+    kept = [" ".join(s for s in tx.sentences(line) if not _META.search(strip_markers(s))) for line in lines]
+    kept = [line for line in kept if line]
+    return "\n".join(kept) if kept else text.strip()
 
 
 # ---- a whole answer
@@ -446,8 +447,11 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
     models misplace markers), else removed and listed with its failed checks."""
     offered = {ev.number: ev for ev in evidence}
     titles = {n: ev.paper.title for n, ev in offered.items() if ev.paper.title}
-    draft = name_noun_markers(attach_trailing_markers(draft), titles)
-    raw = tx.sentences(draft)
+    raw = [
+        s
+        for line in draft.splitlines()
+        for s in tx.sentences(name_noun_markers(attach_trailing_markers(line), titles))
+    ]
     plain = [strip_markers(t) for t in raw]
     # A paper named by its title is backed by that title; the rest of the sentence is checked.
     named = [[n for n, t in titles.items() if f"“{t}”" in p] for p in plain]
@@ -464,7 +468,7 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
         cited = [n for n in cited if n in offered]
         if not sentence:
             continue
-        if not has_claim(claim):
+        if not has_claim(claim) or sentence.endswith(":"):  # "Yes.", "The papers are:"
             if names_:  # "The paper is “Title” [1].": the title is the answer
                 for n in names_:
                     best.setdefault(n, (1.0, offered[n].sentences[0]))
@@ -476,7 +480,7 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
         # A sentence that names a paper by its title must be backed by that paper.
         candidates = {n: offered[n] for n in names_} or offered
         verdicts = {n: trust.verify(claim, vec, ev) for n, ev in candidates.items()}
-        good = [n for n in cited if verdicts[n].passed]
+        good = [n for n in cited if n in verdicts and verdicts[n].passed]
         attributed = False
         if not good:
             passing = [n for n in verdicts if verdicts[n].passed]
@@ -493,7 +497,12 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
             supported.append(claim)
             continue
         # Report the checks against the source the model cited, or the closest one.
-        blame = cited[0] if cited else max(verdicts, key=lambda n: verdicts[n].score) if verdicts else None
+        checked_cited = [n for n in cited if n in verdicts]
+        blame = (
+            checked_cited[0]
+            if checked_cited
+            else max(verdicts, key=lambda n: verdicts[n].score, default=None)
+        )
         checks = []
         if blame is not None:
             checks = [

@@ -105,3 +105,12 @@ def test_citation_parser_never_crashes(text):
     numbers = parse_markers(text)
     assert all(isinstance(n, int) for n in numbers)
     assert "[" not in strip_markers(text) or not parse_markers(strip_markers(text))
+
+
+def test_a_sentence_naming_one_paper_but_citing_another_is_checked_against_the_named_one():
+    emb, ev = _evidence()
+    n_moe = next(e.number for e in ev if e.paper.id == "p-moe")
+    n_graph = next(e.number for e in ev if e.paper.id == "p-graph")
+    draft = f"The paper “MoE Routers as Embeddings” [{n_moe}] scales to graphs with 100 million nodes [{n_graph}]."
+    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    assert not checked.sentences and checked.removed  # the named paper does not say it; no crash

@@ -55,3 +55,10 @@ def test_content_words_are_stemmed_without_stop_words():
         "model",
     }
     assert tx.estimate_tokens("") == 1 and tx.estimate_tokens("one two three") > 3
+
+
+def test_empty_slots_where_a_name_was_are_detected():
+    assert tx.has_empty_slot("The work by  claims that entropy declines [1].")
+    assert tx.has_empty_slot("The papers that deal with unlearning are  and [1][2].")
+    assert tx.has_empty_slot("It was proposed by .")
+    assert not tx.has_empty_slot("The work by “Hyper-Connections” [1] claims that it helps.")
