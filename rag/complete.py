@@ -135,9 +135,10 @@ def _best_sentence(
         for i in ev.chosen or range(len(ev.sentences)):
             text = ev.sentences[i].text
             words = tx.content_words(text)
-            if words and len(words & said) / len(words) > 0.8:
-                continue  # the answer already says it
-            hits = len(words & focus) + (NUMBERS in focus and bool(tx.numbers(text, words=False) - stated))
+            # Only what the answer does not say yet counts: a new focus word or a new number.
+            hits = len((words & focus) - said) + (
+                NUMBERS in focus and bool(tx.numbers(text, words=False) - stated)
+            )
             key = (hits, len(words & asked), ev.sentences[i].score)
             if hits and key > best_key:
                 best, best_key = (ev, text), key

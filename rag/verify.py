@@ -87,7 +87,8 @@ def is_refusal(text: str) -> bool:
 
 _NEGATION = re.compile(
     r"\b(not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|without|"
-    r"fails?|failed|unable|lacks?|lacking|eliminat\w*|avoid\w*|obviat\w*|free)\b"
+    r"fails?|failed|unable|lacks?|lacking|eliminat\w*|avoid\w*|obviat\w*|stops?|stopped|prevents?|"
+    r"prevented|free)\b"
 )
 _NOT_NEGATION = re.compile(r"\bnot only\b|\bnone other than\b|\bno more than\b|\bnot least\b")
 UP = frozenset(
@@ -133,10 +134,18 @@ def polarity_terms(text: str) -> tuple[set[str], set[str]]:
             if i > 0:
                 negated[i - 1] = True
             continue
+        start = i + 1
+        if t.startswith(("stop", "prevent")):  # "stops X from emerging" negates what follows "from"
+            start = next((j + 1 for j in range(i + 1, min(len(toks), i + 6)) if toks[j] == "from"), start)
         governed = 0
-        for j in range(i + 1, len(toks)):
-            # "without text to improve X": the purpose clause after "to"/"by" is not negated.
-            if toks[j] in _BOUNDARY_WORDS or (governed and toks[j] in ("to", "by")) or governed >= _SCOPE:
+        for j in range(start, len(toks)):
+            # "without text to improve X": the purpose clause after "to"/"by" is not negated;
+            # a copula starts another predicate ("stops X from emerging is replacing Y").
+            if (
+                toks[j] in _BOUNDARY_WORDS
+                or (governed and toks[j] in ("to", "by", "is", "are", "was", "were"))
+                or governed >= _SCOPE
+            ):
                 break
             negated[j] = True
             governed += _is_content(toks[j])
@@ -177,7 +186,10 @@ def check_numbers(claim: str, passage: str) -> Check:
 
 
 def check_names(claim: str, passage: str) -> Check:
-    missing = sorted(n for n in tx.names(claim) if not tx.name_in(n, passage))
+    # "RRM-aligned", "MoE-based": the name is what comes before a lower-case suffix.
+    wanted = {re.sub(r"(?<=[A-Za-z0-9])-[a-z]+$", "", n) if tx.is_name(re.sub(r"-[a-z]+$", "", n)) else n
+              for n in tx.names(claim)}  # fmt: skip
+    missing = sorted(n for n in wanted if not tx.name_in(n, passage))
     if missing:
         return Check("names", False, f"{_listed('name', missing)} not in the source")
     return Check("names", True)
@@ -400,13 +412,16 @@ _META = re.compile(
 _MARKUP = re.compile(r"</?source[^>]*>")
 
 
+# "by Nayoung Kim et al.": authors are not in an abstract, so nothing can back them.
+_AUTHORS = re.compile(r",?\s+(?:by|from)\s+(?:[A-Z][\w'-]+\s+){1,3}et al\.?(?=[\s,.;])")
 _ENUMERATOR = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 
 
 def clean_draft(text: str) -> str:
-    """Drop echoed prompt markup, list enumerators ("1.", "-": a list item is a sentence, its
-    number no claim) and sentences that only point at the sources."""
-    text = _MARKUP.sub("", text)
+    """Drop echoed prompt markup, author attributions ("by X et al.", which no abstract can back),
+    list enumerators ("1.", "-": a list item is a sentence, its number no claim) and sentences that
+    only point at the sources."""
+    text = _AUTHORS.sub("", _MARKUP.sub("", text))
     lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
     # Lines stay lines: a list item is a sentence of its own, whatever its punctuation.
     kept = [" ".join(s for s in tx.sentences(line) if not _META.search(strip_markers(s))) for line in lines]
@@ -431,8 +446,9 @@ class Checked:
 
 
 def _unquote_titles(sentence: str, titles: Sequence[str]) -> str:
+    """The sentence without the paper titles it names (in any quotes, or none)."""
     for title in titles:
-        sentence = sentence.replace(f"“{title}”", " ")
+        sentence = re.sub(r"[\"“”'‘’]?" + re.escape(title) + r"[\"“”'‘’]?", " ", sentence, flags=re.I)
     return re.sub(r"\s+", " ", sentence).strip()
 
 
@@ -454,7 +470,7 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
     ]
     plain = [strip_markers(t) for t in raw]
     # A paper named by its title is backed by that title; the rest of the sentence is checked.
-    named = [[n for n, t in titles.items() if f"“{t}”" in p] for p in plain]
+    named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
     claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
     vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
     invented = 0
