@@ -38,7 +38,11 @@ def question_parts(question: str) -> list[str]:
     for part in parts:
         m = _COORD.search(part)
         if m and not _VERSUS.search(part):
-            out += [f"{m.group(1)} {m.group(2)}", f"{m.group(1)} {m.group(3)}{part[m.end() :]}"]
+            # The shared rest ("... does BirdSet contain") is said once, after the second thing.
+            out += [
+                f"{m.group(1)} {_noun(m.group(2)) or m.group(2)}",
+                f"{m.group(1)} {_noun(m.group(3)) or m.group(3)}",
+            ]
             continue
         v = _VERSUS.search(part)
         if v and len(tx.content_words(part[v.end() :])) >= 1:
@@ -48,8 +52,25 @@ def question_parts(question: str) -> list[str]:
     return [p for p in out if tx.content_words(p)] or [question]
 
 
+_WH_PHRASE = re.compile(r"^\s*(?:how (?:many|much)|which|what)\s+((?:[\w-]+\s*){1,3})", re.I)
+
+
+def _noun(phrase: str) -> str:
+    """The words of a noun phrase up to the first stop word ("classes does" -> "classes")."""
+    words = []
+    for word in phrase.split():
+        if word.lower() in tx.STOP_WORDS:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
 def _focus(part: str, parts: Sequence[str]) -> set[str]:
-    """What this part asks that the other parts do not (the shared subject is left out)."""
+    """What this part asks for: the noun after "how many"/"which"/"what" ("how many classes does
+    ..." -> classes), else its words that the other parts do not share (the common subject)."""
+    m = _WH_PHRASE.match(part)
+    if m and tx.content_words(_noun(m.group(1))):
+        return tx.content_words(_noun(m.group(1)))
     others = set().union(*(tx.content_words(p) for p in parts if p != part)) if len(parts) > 1 else set()
     return tx.content_words(part) - others
 

@@ -24,7 +24,7 @@ def test_parts_of_real_questions():
     ]
     assert question_parts("How many recording hours and classes does BirdSet contain?") == [
         "How many recording hours",
-        "How many classes does BirdSet contain",
+        "How many classes",
     ]
     assert len(question_parts("Why do LMs attend to the first token, and what variant removes it?")) == 2
     assert question_parts("How does knowledge entropy change during pretraining?") == [
