@@ -31,8 +31,8 @@ from rag.embedding import Embedder
 from rag.llm import LLM
 from rag.store import Store
 from rag.text import sentence_spans
+from rag.trust import is_refusal
 from rag.types import Answer, AnswerSentence, Citation, Timings
-from rag.verify import is_refusal
 
 
 class WrappedEmbedding(BaseEmbedding):

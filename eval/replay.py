@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rag.llm.base import LLM, LLMError, Message
 from rag.prompts import JUDGE_SYSTEM
-from rag.verify import REASONS
+from rag.trust import REASONS
 
 
 class ReplayLLM(LLM):

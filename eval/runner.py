@@ -16,8 +16,8 @@ from eval.configs import Config
 from eval.gold import GoldItem
 from rag import text as tx
 from rag.answer import Pipeline, Turn, judge, standalone_query
+from rag.trust import PRE_GENERATION_RULES
 from rag.types import Answer, Timings
-from rag.verify import PRE_GENERATION_RULES
 
 RANK_DEPTH = 10  # nDCG@10 needs ten ranked papers
 

@@ -24,8 +24,8 @@ from rag.retrieve import HybridRetriever, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
 from rag.text import strip_control
+from rag.trust import REFUSAL, Checked, Refusal, Trust, check_answer, clean_draft, trust_from_settings
 from rag.types import Answer, SearchResult, Timings
-from rag.verify import REFUSAL, Checked, Refusal, Trust, check_answer, clean_draft, trust_from_settings
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """`[n]` markers: parse them, strip them, keep them with their sentence, renumber them in reading
-order and turn them into `Citation`s. Whether a sentence is backed is decided in `rag.verify`."""
+order and turn them into `Citation`s. Whether a sentence is backed is decided in `rag.trust`."""
 
 from __future__ import annotations
 

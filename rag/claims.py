@@ -1,5 +1,5 @@
 """`citewise verify`: check claims against the abstracts in the index, with the same checks an
-answer sentence gets (`rag.verify.Trust.verify`), against the whole abstract.
+answer sentence gets (`rag.trust.Trust.verify`), against the whole abstract.
 
 A claims file is JSON lines, `{"id", "claim", "paper_id"?}`; without `paper_id` the indexed paper
 that best matches the claim is used. A bad line or an unknown paper id gives that claim an error
@@ -20,8 +20,8 @@ from rag.evidence import evidence_for
 from rag.readers import json_objects
 from rag.retrieve import search
 from rag.store import Store
+from rag.trust import Trust, has_claim
 from rag.types import Check, Paper
-from rag.verify import Trust, has_claim
 
 
 @dataclass

@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     claim_checks: list[str] = Field(
         ["numbers", "names", "polarity", "direction", "coverage", "similarity"],
         description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/verify.py); a JSON list. Switch one off only to measure it.",
+        "(rag/trust/); a JSON list. Switch one off only to measure it.",
     )
     abstention_rules: list[str] = Field(
         [
@@ -110,7 +110,7 @@ class Settings(BaseSettings):
             "no_supported_sentence",
             "judged_unanswered",
         ],
-        description="Rules that may refuse an answer (rag/verify.py); a JSON list.",
+        description="Rules that may refuse an answer (rag/trust/); a JSON list.",
     )
     complete_answers: bool = Field(
         True,

@@ -141,7 +141,7 @@ class Answer:
     query: str = ""  # the standalone query actually searched (after follow-up rewriting)
     invented_citations: int = 0
     abstain_reason: str = ""  # the human sentence
-    abstain_code: str = ""  # the rule that refused (rag.verify.RULES)
+    abstain_code: str = ""  # the rule that refused (rag.trust.RULES)
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)

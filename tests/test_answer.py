@@ -9,7 +9,7 @@ from rag.answer import (
     standalone_query,
 )
 from rag.prompts import SYSTEM_PROMPT
-from rag.verify import REFUSAL, clean_draft, is_refusal, unstated_focus
+from rag.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 

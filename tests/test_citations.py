@@ -3,8 +3,8 @@ from hypothesis import strategies as st
 
 from rag.citations import attach_trailing_markers, parse_markers, strip_markers
 from rag.evidence import select_evidence
+from rag.trust import Trust, check_answer
 from rag.types import Chunk, Paper, Passage, SearchResult
-from rag.verify import Trust, check_answer
 from tests.conftest import PAPERS
 from tests.fakes import FakeEmbedder
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rag.evidence import evidence_for
-from rag.verify import (
+from rag.trust import (
     Checked,
     Trust,
     check_direction,

@@ -1,0 +1,58 @@
+"""The one home of trust: whether an answer sentence is backed by the passage it cites, and
+whether an answer is shown at all.
+
+Claim checks (each a small function returning a `Check`, recorded per sentence):
+  numbers     every number in the claim occurs in the cited passage
+  names       every method/model/dataset name in the claim occurs in the cited passage
+  polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
+  direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
+  coverage    most of the claim's content words occur in the passage (another paper's finding does not)
+  similarity  the claim is about what the passage says (embedding cosine + shared content words)
+
+Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
+  low_relevance          no retrieved passage is similar enough to the question: refuse before generating
+  unstated_quantity      "how many X" when no retrieved abstract mentions X: refuse before generating
+  model_declined         the model said the sources do not answer
+  no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
+  judged_unanswered      asked apart from the sources, the model says the checked answer does not
+                         give what the question asks for
+
+`citewise verify` (rag/claims.py) runs the same checks against a whole abstract.
+
+checks.py holds the claim checks, rules.py the thresholds and abstention rules (`Trust`),
+answers.py the checking of a whole draft (`check_answer`).
+"""
+
+from rag.trust.answers import Checked, check_answer, clean_draft
+from rag.trust.checks import (
+    DOWN,
+    UP,
+    Verdict,
+    check_coverage,
+    check_direction,
+    check_names,
+    check_numbers,
+    check_polarity,
+    has_claim,
+    polarity_terms,
+    support_score,
+)
+from rag.trust.rules import (
+    CLAIM_CHECKS,
+    PRE_GENERATION_RULES,
+    REASONS,
+    REFUSAL,
+    RULES,
+    Refusal,
+    Trust,
+    is_refusal,
+    trust_from_settings,
+    unstated_focus,
+)
+
+__all__ = [
+    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Refusal",
+    "Trust", "Verdict", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "support_score",
+    "trust_from_settings", "unstated_focus",
+]  # fmt: skip

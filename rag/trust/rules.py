@@ -1,0 +1,185 @@
+"""Trust: the thresholds, the enabled checks and the abstention rules, each rule named so an
+ablation can switch it off; and how a model's refusal is recognized."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rag import text as tx
+from rag.evidence import Evidence
+from rag.trust.checks import (
+    Verdict,
+    check_coverage,
+    check_direction,
+    check_names,
+    check_numbers,
+    check_polarity,
+    support_score,
+)
+from rag.types import Check
+
+if TYPE_CHECKING:
+    from rag.trust.answers import Checked
+
+CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
+RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "judged_unanswered")
+PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
+
+REFUSAL = "The indexed papers do not answer this."
+REASONS = {
+    "low_relevance": "no indexed passage is close enough to the question",
+    "unstated_quantity": "the sources never mention what the question counts",
+    "model_declined": "the model found no answer in the sources",
+    "no_supported_sentence": "no sentence of the draft is backed by the sources",
+    "judged_unanswered": "the checked answer does not give what the question asks for",
+}
+
+# ---- refusal detection
+
+# Phrases by which a model declines, at the start of an answer.
+_REFUSAL_START = re.compile(
+    r"^\W*(the indexed papers do not answer|(the )?(provided )?(papers|abstracts) do not "
+    r"(state|say|mention|specify|provide|answer)|(the )?(provided |given )?sources? (do|does) not "
+    r"(contain|answer|mention|provide|say|specify|state)|(i )?(cannot|can't|can not) (answer|determine|find)|"
+    r"there is no (information|mention)|(this|that) (information )?is not (mentioned|stated|provided|specified)|"
+    r"not (mentioned|stated|specified|provided) in the (provided )?sources)",
+    re.I,
+)
+# Phrases that decline anywhere in the first sentence ("The license is not explicitly stated.").
+_DECLINE = re.compile(
+    r"\bnot (explicitly |directly |specifically )?(stated|mentioned|specified|provided|given|reported|"
+    r"described|discussed)\b|\b(do|does|did) not (explicitly )?(provide|mention|state|specify|contain|report|"
+    r"include|say|give)\b|\bno (information|details?|mention|data) (about|on|regarding|is|are)\b|"
+    r"\b(unable|not possible) to (answer|determine|find|tell)\b",
+    re.I,
+)
+
+
+def is_refusal(text: str) -> bool:
+    """The model declined: a refusal opening, or a "not stated" phrase in its first sentence."""
+    text = text.strip()
+    if _REFUSAL_START.search(text):
+        return True
+    first = tx.sentences(text)[:1]
+    return bool(_DECLINE.search(first[0] if first else text))
+
+
+@dataclass
+class Trust:
+    """The thresholds and the enabled checks and rules: one object, built from settings."""
+
+    support_threshold: float = 0.45
+    min_relevance: float = 0.23
+    min_coverage: float = 0.5
+    checks: tuple[str, ...] = CLAIM_CHECKS
+    rules: tuple[str, ...] = RULES
+
+    def without(self, name: str) -> Trust:
+        """The same trust with one check or rule switched off (for ablations)."""
+        return replace(
+            self,
+            checks=tuple(c for c in self.checks if c != name),
+            rules=tuple(r for r in self.rules if r != name),
+        )
+
+    def verify(self, claim: str, vector: np.ndarray, source: Evidence, *, whole: bool = False) -> Verdict:
+        """Run the enabled checks of `claim` against one source (its shown sentences, or all of
+        them when `whole`); the title counts as part of the source."""
+        shown = (
+            source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
+        )
+        passage = source.paper.title + ". " + " ".join(s.text for s in shown)
+        words = tx.content_words(claim)
+        scored = [(support_score(vector, words, s), s) for s in shown]
+        score, best = max(scored, key=lambda t: t[0]) if scored else (0.0, None)
+        best_text = best.text if best else ""
+        run = {
+            "numbers": lambda: check_numbers(claim, passage),
+            "names": lambda: check_names(claim, passage),
+            "polarity": lambda: check_polarity(claim, best_text),
+            "direction": lambda: check_direction(claim, best_text),
+            "coverage": lambda: check_coverage(words, passage, self.min_coverage),
+            "similarity": lambda: Check(
+                "similarity",
+                score >= self.support_threshold,
+                ""
+                if score >= self.support_threshold
+                else f"the source is about something else ({score:.2f})",
+            ),
+        }
+        return Verdict(source.number, [run[name]() for name in self.checks], best, round(score, 4))
+
+    # ---- rules
+
+    def on(self, rule: str) -> bool:
+        return rule in self.rules
+
+    def before_generation(self, question: str, relevance: float, abstracts: Sequence[str]) -> Refusal | None:
+        """The refusal before generating, if a rule makes one."""
+        if self.on("low_relevance") and relevance < self.min_relevance:
+            return Refusal("low_relevance", f"(best {relevance:.2f} < {self.min_relevance:.2f})")
+        missing = unstated_focus(question, abstracts) if self.on("unstated_quantity") else []
+        if missing:
+            return Refusal("unstated_quantity", f"({' '.join(missing)!r})")
+        return None
+
+    def after_generation(
+        self,
+        draft: str,
+        checked: Checked,
+        question: str,
+        judge: Callable[[Checked], bool | None] | None = None,
+    ) -> Refusal | None:
+        """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
+        checked answer gives what the question asks for (None: it could not tell)."""
+        if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
+            return Refusal("model_declined")
+        if self.on("no_supported_sentence") and not checked.supported:
+            return Refusal("no_supported_sentence")
+        if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
+            return Refusal("judged_unanswered")
+        return None
+
+
+@dataclass
+class Refusal:
+    """Why an answer is not shown: the rule's code and the sentence the user reads."""
+
+    code: str
+    detail: str = ""
+
+    @property
+    def reason(self) -> str:
+        return f"{REASONS[self.code]} {self.detail}".strip()
+
+
+def trust_from_settings(settings) -> Trust:
+    return Trust(
+        support_threshold=settings.support_threshold,
+        min_relevance=settings.min_relevance,
+        min_coverage=settings.min_coverage,
+        checks=tuple(settings.claim_checks),
+        rules=tuple(settings.abstention_rules),
+    )
+
+
+_QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
+
+
+def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
+    """For "how many X" / "how much X": the words of X that no text contains."""
+    m = _QUANTITY.search(question)
+    if not m:
+        return []
+    focus = []
+    for word in m.group(1).split():
+        if word.lower() in tx.STOP_WORDS:
+            break
+        focus.append(word)
+    stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
+    return [w for w in focus if not tx.content_words(w) <= stated]
