@@ -56,7 +56,7 @@ bench: install
 	$(PY) -m bench --size 10k
 
 eval: index
-	$(PY) -m rag.cli eval
+	$(PY) -m rag.cli eval --split test -c hybrid -c llamaindex --ablation
 
 clean:
 	rm -rf $(VENV) data reports .pytest_cache
