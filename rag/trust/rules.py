@@ -12,15 +12,7 @@ import numpy as np
 
 from rag import text as tx
 from rag.evidence import Evidence
-from rag.trust.checks import (
-    Verdict,
-    check_coverage,
-    check_direction,
-    check_names,
-    check_numbers,
-    check_polarity,
-    support_score,
-)
+from rag.trust import checks as ck
 from rag.types import Check
 
 if TYPE_CHECKING:
@@ -87,7 +79,7 @@ class Trust:
             rules=tuple(r for r in self.rules if r != name),
         )
 
-    def verify(self, claim: str, vector: np.ndarray, source: Evidence, *, whole: bool = False) -> Verdict:
+    def verify(self, claim: str, vector: np.ndarray, source: Evidence, *, whole: bool = False) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
         them when `whole`); the title counts as part of the source."""
         shown = (
@@ -95,15 +87,15 @@ class Trust:
         )
         passage = source.paper.title + ". " + " ".join(s.text for s in shown)
         words = tx.content_words(claim)
-        scored = [(support_score(vector, words, s), s) for s in shown]
+        scored = [(ck.support_score(vector, words, s), s) for s in shown]
         score, best = max(scored, key=lambda t: t[0]) if scored else (0.0, None)
         best_text = best.text if best else ""
         run = {
-            "numbers": lambda: check_numbers(claim, passage),
-            "names": lambda: check_names(claim, passage),
-            "polarity": lambda: check_polarity(claim, best_text),
-            "direction": lambda: check_direction(claim, best_text),
-            "coverage": lambda: check_coverage(words, passage, self.min_coverage),
+            "numbers": lambda: ck.check_numbers(claim, passage),
+            "names": lambda: ck.check_names(claim, passage),
+            "polarity": lambda: ck.check_polarity(claim, best_text),
+            "direction": lambda: ck.check_direction(claim, best_text),
+            "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage),
             "similarity": lambda: Check(
                 "similarity",
                 score >= self.support_threshold,
@@ -112,7 +104,7 @@ class Trust:
                 else f"the source is about something else ({score:.2f})",
             ),
         }
-        return Verdict(source.number, [run[name]() for name in self.checks], best, round(score, 4))
+        return ck.Verdict(source.number, [run[name]() for name in self.checks], best, round(score, 4))
 
     # ---- rules
 
