@@ -55,6 +55,18 @@ class SourcesEvent:
 
 
 @dataclass
+class PreviewEvent:
+    """The evidence chosen for the prompt, before the model writes: each source's best sentence
+    is something the user can read at once."""
+
+    evidence: list[Evidence]
+
+    def best(self) -> list[tuple[Evidence, str]]:
+        """(source, its best-matching sentence) in source order."""
+        return [(ev, max(ev.sentences, key=lambda s: s.score).text) for ev in self.evidence if ev.sentences]
+
+
+@dataclass
 class TokenEvent:
     text: str
 
@@ -64,7 +76,7 @@ class AnswerEvent:
     answer: Answer
 
 
-Event = SourcesEvent | TokenEvent | AnswerEvent
+Event = SourcesEvent | PreviewEvent | TokenEvent | AnswerEvent
 
 
 def standalone_query(question: str, history: Sequence[Turn]) -> str:
@@ -214,6 +226,7 @@ class Pipeline:
         evidence = select_evidence(
             question, qvec, results, self.embedder, budget_tokens=s.context_tokens, min_relevance=0.0
         )
+        yield PreviewEvent(evidence)
         messages = build_messages(query if query != question else question, evidence)
         pieces: list[str] = []
         try:

@@ -102,7 +102,7 @@ def ask(
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
-    from rag.answer import AnswerEvent, InputError, Pipeline, TokenEvent
+    from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, TokenEvent
     from rag.citations import draft_preview
     from rag.llm import LLMError
     from rag.store import StoreError
@@ -113,6 +113,11 @@ def ask(
     answer, drafting, draft, printed = None, False, "", ""
     try:
         for event in pipeline.stream(question, k=k):
+            if isinstance(event, PreviewEvent) and stream:
+                typer.secho("Evidence (the best sentence of each source, while the model writes):", bold=True)
+                for ev, sentence in event.best():
+                    typer.echo(f"  [{ev.number}] {ev.paper.display_title}\n      “{sentence}”")
+                typer.echo("")
             if isinstance(event, TokenEvent) and stream:
                 if not drafting:
                     typer.secho("Draft (being checked against the sources):", dim=True)

@@ -3,6 +3,7 @@ import pytest
 from rag.answer import (
     AnswerEvent,
     InputError,
+    PreviewEvent,
     SourcesEvent,
     TokenEvent,
     Turn,
@@ -20,7 +21,11 @@ def test_answer_streams_sources_then_tokens_then_cited_answer(indexed, embedder)
     )
     events = list(pipeline.stream("How does knowledge entropy change during pretraining?"))
     assert isinstance(events[0], SourcesEvent) and events[0].results[0].paper.id == "p-entropy"
-    assert all(isinstance(e, TokenEvent) for e in events[1:-1]) and len(events) > 3
+    # Before the model writes: each source's best sentence, readable at once.
+    assert isinstance(events[1], PreviewEvent)
+    source, sentence = events[1].best()[0]
+    assert source.paper.id == "p-entropy" and sentence in source.paper.abstract and "entropy" in sentence
+    assert all(isinstance(e, TokenEvent) for e in events[2:-1]) and len(events) > 4
     answer = events[-1].answer
     assert isinstance(events[-1], AnswerEvent) and not answer.abstained
     assert answer.citations[0].paper_id == "p-entropy"

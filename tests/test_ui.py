@@ -69,3 +69,19 @@ def test_paper_text_is_escaped_never_raw_html(indexed, embedder):
     assert "<script>" not in html and "<img" not in html
     assert "&lt;script&gt;" in html
     assert esc("[a](javascript:x)") == "\\[a\\](javascript:x)"
+
+
+def test_sources_show_their_best_sentence_before_the_answer_streams(indexed, embedder):
+    from tests.conftest import make_pipeline
+    from ui.app import respond
+
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+    )
+    steps = [
+        m for m, _ in respond("How does knowledge entropy change?", [], 3, "auto", 0.0, [], pipeline=pipeline)
+    ]
+    first_with_preview = next(i for i, m in enumerate(steps) if "cw-preview" in m[-1]["content"])
+    first_draft = next(i for i, m in enumerate(steps) if "being checked" in m[-1]["content"])
+    assert first_with_preview < first_draft  # readable before the model writes
+    assert "<mark>" in steps[first_with_preview][-1]["content"]

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from rag.answer import AnswerEvent, InputError, Pipeline, SourcesEvent, TokenEvent, Turn
+from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, SourcesEvent, TokenEvent, Turn
 from rag.llm import LLMError
 from rag.settings import Settings
 from rag.store import StoreError
@@ -25,6 +25,7 @@ CSS = """
 .cw-source { margin: 0.4em 0; padding: 0.3em 0.6em; border-left: 3px solid #8ab4f8; }
 .cw-notfound summary { cursor: pointer; color: #b06000; }
 .cw-cite { text-decoration: none; font-weight: 600; }
+.cw-preview mark { background: #fff3c4; }
 """
 
 Message = dict[str, Any]
@@ -89,6 +90,7 @@ def respond(
     turns = list(turns or [])[:asked]
     msg_id = uuid.uuid4().hex[:8]
     question, query, results, text = message, message, [], ""
+    previews: dict[str, str] = {}
     backend, model = parse_choice(llm_choice)
     try:
         for event in pipeline.stream(
@@ -97,9 +99,12 @@ def respond(
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
                 yield _reply(render_sources_pending(results), query, question), turns
+            elif isinstance(event, PreviewEvent):
+                previews = {ev.paper.id: sentence for ev, sentence in event.best()}
+                yield _reply(render_sources_pending(results, previews), query, question), turns
             elif isinstance(event, TokenEvent):
                 text += event.text
-                yield _reply(render_streaming(text, results), query, question), turns
+                yield _reply(render_streaming(text, results, previews), query, question), turns
             elif isinstance(event, AnswerEvent):
                 answer = event.answer
                 if not answer.error:

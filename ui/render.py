@@ -28,19 +28,29 @@ def _anchor(msg_id: str, number: int) -> str:
     return f"cw-{msg_id}-{number}"
 
 
-def render_sources_pending(results: list[SearchResult]) -> str:
-    """Shown at once, while the model is still reading."""
+def render_sources_pending(results: list[SearchResult], previews: dict[str, str] | None = None) -> str:
+    """Shown at once, while the model is still reading: the sources, and for each the sentence that
+    best matches the question (`previews`: paper id -> sentence), once known."""
     if not results:
         return "_No indexed paper matches this question._"
-    items = "\n".join(f"{r.rank}. {_link(r.paper.url, esc(r.paper.display_title))}" for r in results)
+    previews = previews or {}
+    items = "\n".join(
+        f"{r.rank}. {_link(r.paper.url, esc(r.paper.display_title))}"
+        + (
+            f'<br><small class="cw-preview"><mark>{html.escape(previews[r.paper.id])}</mark></small>'
+            if r.paper.id in previews
+            else ""
+        )  # fmt: skip
+        for r in results
+    )
     return f"**Sources found** (the answer is being written…)\n\n{items}"
 
 
-def render_streaming(text: str, results: list[SearchResult]) -> str:
+def render_streaming(text: str, results: list[SearchResult], previews: dict[str, str] | None = None) -> str:
     """The draft as the model writes it: no citation marks yet, since none is checked."""
     return (
         f"<sub>Draft — being checked against the sources</sub>\n\n{esc(draft_preview(text))}▌"
-        f"\n\n---\n{render_sources_pending(results)}"
+        f"\n\n---\n{render_sources_pending(results, previews)}"
     )
 
 
