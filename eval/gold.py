@@ -94,6 +94,11 @@ def parse_item(row: object, where: str, known_papers: set[str] | None = None) ->
     )
 
 
+def read_jsonl(path: Path) -> list[dict]:
+    """The objects of a JSONL file the project wrote itself (results, claims, split halves)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def load_gold(paths: Iterable[Path], known_papers: set[str] | None = None) -> list[GoldItem]:
     """Read gold JSONL files; raise `GoldError` at the first broken line or a repeated id."""
     items: list[GoldItem] = []

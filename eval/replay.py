@@ -10,10 +10,10 @@ is reported as missing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from eval.gold import read_jsonl
 from rag.llm.base import LLM, LLMError, Message
 from rag.prompts import JUDGE_SYSTEM
 from rag.trust import REASONS
@@ -29,8 +29,7 @@ class ReplayLLM(LLM):
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
-        for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
+        for row in read_jsonl(folder / "results.jsonl"):
             if row.get("answered") and row.get("draft") is not None:
                 self.items.add(row["id"])
                 self.drafts[row["query"]] = row["draft"]

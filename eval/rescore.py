@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.gold import GoldItem
+from eval.gold import GoldItem, read_jsonl
 from eval.report import write_report
 from eval.runner import ItemResult, answer_scores, is_correct, retrieval_scores
 from rag.types import Answer, Citation, Timings
@@ -40,7 +40,7 @@ def _answer(row: dict[str, Any]) -> Answer:
 
 def rescore(folder: Path, items: list[GoldItem]) -> tuple[Path, dict[str, Any]]:
     by_id = {i.id: i for i in items}
-    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines() if line.strip()]
+    rows = read_jsonl(folder / "results.jsonl")
     results = []
     for row in rows:
         item = by_id.get(row["id"])

@@ -17,6 +17,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from eval.gold import read_jsonl
+
 GOLD_DIR = Path(__file__).parent / "gold"
 SPLITS = ("dev", "test")
 
@@ -40,10 +42,6 @@ def split_rows(rows: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def read(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def imbalance(dev: list[dict], test: list[dict]) -> list[str]:
     """Strata whose dev and test counts differ by more than one item."""
     counts: dict[tuple[str, bool], list[int]] = defaultdict(lambda: [0, 0])
@@ -60,13 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="Check the committed split's balance.")
     args = parser.parse_args(argv)
     if args.source:
-        parts = split_rows(read(args.source))
+        parts = split_rows(read_jsonl(args.source))
         for name, rows in parts.items():
             (GOLD_DIR / f"{name}.jsonl").write_text(
                 "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
             )
             print(f"{name}: {len(rows)} items")
-    bad = imbalance(read(GOLD_DIR / "dev.jsonl"), read(GOLD_DIR / "test.jsonl"))
+    bad = imbalance(read_jsonl(GOLD_DIR / "dev.jsonl"), read_jsonl(GOLD_DIR / "test.jsonl"))
     for line in bad:
         print(f"unbalanced: {line}", file=sys.stderr)
     return 1 if bad else 0

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eval.gold import read_jsonl
 from rag import text as tx
 from rag.evidence import Evidence, evidence_for
 from rag.trust import Trust, support_score
@@ -54,7 +55,7 @@ def load_handwritten(paths: tuple[Path, ...] = HANDWRITTEN) -> list[Claim]:
     """Hand-written claims; their source is "hand-written <file stem>" (dev or test)."""
     out = []
     for path in paths:
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = read_jsonl(path)
         out += [
             Claim(r["id"], r["claim"], r["paper_id"], r["kind"], f"hand-written {path.stem}") for r in rows
         ]

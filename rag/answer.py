@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from rag.citations import strip_markers
-from rag.complete import complete, rendered
+from rag.citations import render_text, strip_markers
+from rag.complete import complete
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
@@ -245,16 +245,9 @@ class Pipeline:
             yield finish(text="".join(pieces), error=str(exc))
             return
         draft = "".join(pieces)
-
-        def ask_model(checked) -> bool | None:
-            verdict = self.ask_judge(llm, checked.text, question)
-            verdicts.append(verdict)
-            return verdict
-
-        verdicts: list[bool | None] = []
-        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate, ask=ask_model,
+        fields = judge(question, draft, evidence, self.embedder, trust, gate=gate,
+                       ask=lambda checked: self.ask_judge(llm, checked.text, question),
                        complete_parts=s.complete_answers)  # fmt: skip
-        fields["judged"] = verdicts[0] if verdicts else None
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
@@ -298,18 +291,27 @@ def judge(
 ) -> dict:
     """The Answer fields for a finished draft under `trust`: checked sentences, or a refusal.
     `gate` is the refusal a rule made before generation (the eval drafts anyway, so one stored
-    draft can be judged under every rule set)."""
+    draft can be judged under every rule set). The model's grade, when the rules asked for it, is
+    returned as `judged`."""
     if gate:
         return _refusal(gate)
     checked = check_answer(clean_draft(draft), evidence, embedder, trust)
-    refusal = trust.after_generation(draft, checked, question, ask)
+    grades: list[bool | None] = []
+
+    def graded(c: Checked) -> bool | None:
+        grades.append(ask(c) if ask else None)
+        return grades[-1]
+
+    refusal = trust.after_generation(draft, checked, question, graded)
+    judged = grades[0] if grades else None
     if refusal:
-        return dict(removed=checked.removed) | _refusal(refusal)
+        return dict(removed=checked.removed, judged=judged) | _refusal(refusal)
     sentences, citations, text = checked.sentences, checked.citations, checked.text
     if complete_parts:
         sentences, citations = complete(question, sentences, citations, evidence)
-        text = rendered(sentences, citations)
+        text = render_text(sentences, citations)
     return dict(
+        judged=judged,
         text=text,
         citations=citations,
         sentences=sentences,

@@ -98,19 +98,20 @@ def renumber(
 
 def render_text(
     sentences: Sequence[AnswerSentence],
-    titles: dict[int, str] | None = None,
+    citations: Sequence[Citation] = (),
     *,
     mark: Callable[[int], str] = lambda n: f"[{n}]",
     escape: Callable[[str], str] = lambda t: t,
 ) -> str:
     """The answer with its verified markers: after the title of a paper the sentence names, else
     before the sentence's final punctuation. `mark` and `escape` let a UI render links and HTML."""
+    titles = {c.number: c.title for c in citations}
     out = []
     for s in sentences:
         text = escape(re.sub(r"\s{2,}", " ", s.text))
         rest = []
         for n in s.citations:
-            quoted = escape(f"“{(titles or {}).get(n, '')}”")
+            quoted = escape(f"“{titles.get(n, '')}”")
             if len(quoted) > 2 and quoted in text:
                 text = text.replace(quoted, f"{quoted} {mark(n)}", 1)
             else:

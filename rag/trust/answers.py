@@ -148,5 +148,5 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
             AnswerSentence(sentence, [], False, verdicts[blame].score if blame else 0.0, False, checks)
         )
     citations = renumber(shown, offered, best)
-    text = render_text(shown, {c.number: c.title for c in citations})
+    text = render_text(shown, citations)
     return Checked(text, shown, removed, citations, invented, supported)
