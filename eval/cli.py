@@ -48,6 +48,12 @@ def evaluate(
     model: str = typer.Option(
         None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
     ),
+    distractors: list[int] = typer.Option(
+        None,
+        "--distractors",
+        min=0,
+        help="Also put the seeds among N generated distractor abstracts (repeat: 0 1000 10000).",
+    ),
 ) -> None:
     """Score retrieval, answers, citations and refusals on gold Q&A; write a report with plots."""
     from eval.configs import CONFIGS, DEFAULT_CONFIGS
@@ -147,6 +153,7 @@ def evaluate(
             ablation=ablation,
             only=llm.items if llm is not None else None,  # a replay judges the stored items only
             progress=progress,
+            distractors=sorted(set(distractors or [])),
         )
     except (GoldError, KeyError, StoreError, LLMError) as exc:
         _fail(str(exc).strip("'\""))

@@ -39,6 +39,7 @@ def evaluate(
     only: set[str] | None = None,
     progress=lambda items, _: items,
     command: str = "",
+    distractors: Sequence[int] = (),
 ) -> tuple[Path, dict[str, Any]]:
     names = list(configs) or DEFAULT_CONFIGS
     chosen = [get_config(n) for n in names]  # unknown names fail before any work
@@ -50,9 +51,20 @@ def evaluate(
     items = items[:limit]
     started = time.perf_counter()
     results: list[ItemResult] = []
-    for config in chosen:
-        answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
-        results += run_config(config, items, pipeline, answer=answer, ablation=ablation, progress=progress)
+    corpus: dict[str, Any] = {}
+    for n in distractors or [None]:
+        target = pipeline
+        if n is not None:
+            from eval.scale import pipeline_with
+
+            target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
+            corpus |= stats
+        for config in chosen:
+            answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
+            run = run_config(config, items, target, answer=answer, ablation=ablation, progress=progress)
+            for r in run if n is not None else ():
+                r.config, r.distractors = f"{r.config} N={n}", n
+            results += run
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or Path("reports") / stamp
     meta = {
@@ -65,6 +77,7 @@ def evaluate(
         "command": command or "citewise eval " + " ".join(sys.argv[2:]),
         "machine": f"{platform.machine()}, {_cores()} cores, Python {platform.python_version()}",
         "wall_s": time.perf_counter() - started,
+        "distractor_corpus": corpus,
         "descriptions": {
             c.name: c.description
             + (" (retrieval only)" if not configs and c.name in DEFAULT_RETRIEVAL_ONLY else "")

@@ -28,12 +28,18 @@ def contains(text: str, variant: str) -> bool:
     """Whether `variant` occurs in `text` after normalization, starting at a word boundary.
     Numbers must match whole ("8" is not found in "18" or "0.8", but is in "8x"); words may
     continue ("toolkit" matches "toolkits")."""
+    pattern = variant_pattern(variant)
+    return pattern is not None and re.search(pattern, normalize(text)) is not None
+
+
+def variant_pattern(variant: str) -> str | None:
+    """The regular expression `contains` looks for in normalized text (None for an empty variant)."""
     needle = normalize(variant)
     if not needle:
-        return False
+        return None
     before = r"(?<![\d.])" if needle[0].isdigit() else r"(?<!\w)"
     after = r"(?!\d|\.\d)" if needle[-1].isdigit() else ""
-    return re.search(before + re.escape(needle) + after, normalize(text)) is not None
+    return before + re.escape(needle) + after
 
 
 # ---- retrieval (ranked paper ids against the gold papers)
@@ -102,6 +108,14 @@ def citation_precision(cited: Sequence[tuple[str, str]], gold: Sequence[str], fa
         if pid in gold and (not facts or any(contains(passage, v) for f in facts for v in f)):
             good += 1
     return good / len(cited)
+
+
+def citation_gold_share(cited_papers: Sequence[str], gold: Sequence[str]) -> float | None:
+    """Share of an answer's citations that point to a gold paper, whatever passage they show: among
+    many similar papers, how often the answer leans on the wrong one. No citations: None."""
+    if not gold or not cited_papers:
+        return None
+    return sum(p in gold for p in cited_papers) / len(cited_papers)
 
 
 def citation_recall(cited_papers: Sequence[str], gold: Sequence[str]) -> float | None:

@@ -9,9 +9,12 @@ from typing import Any
 
 from eval import metrics as m
 from eval.runner import ItemResult
+from eval.scale import plot as plot_scale
+from eval.scale import scale_summary, section
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
-ANSWER = ["fact_recall", "citation_precision", "citation_recall", "answer_words", "empty_slot"]
+ANSWER = ["fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
+          "empty_slot", "prompt_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
 SELF = ["cited_sentences", "supported_sentences"]
 REFUSED = ["refused_unanswerable", "refused_answerable"]
@@ -29,7 +32,8 @@ HEADLINE = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recal
 # Per-item means that get a bootstrap 95 % interval in the report.
 WITH_CI = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
            "refused_answerable"]  # fmt: skip
-LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words", "empty_slot"}
+LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words", "empty_slot",
+                                          "prompt_tokens"}  # fmt: skip
 
 
 def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:
@@ -65,6 +69,7 @@ def build_summary(results: Sequence[ItemResult], meta: dict[str, Any]) -> dict[s
         "by_type": {
             c: {t: summarize([r for r in rs if r.type == t]) for t in types} for c, rs in by_config.items()
         },
+        "distractors": scale_summary(results, meta.get("distractor_corpus", {})),
     }
 
 
@@ -90,7 +95,7 @@ def _with_ci(vals: dict[str, Any], key: str) -> str:
 def _fmt(key: str, value: float | None) -> str:
     if value is None:
         return "—"
-    if key == "answer_words":
+    if key in ("answer_words", "prompt_tokens"):
         return f"{value:.1f}"
     if key.endswith(("_p50", "_p95")):
         return f"{value:.2f} s"
@@ -141,6 +146,7 @@ def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:
     for name, rows in summary.get("ablation", {}).items():
         lines += [f"## Ablation: {name}, each check or rule off in turn (same drafts)", "",
                   *table(rows, ABLATION, first="variant"), ""]  # fmt: skip
+    lines += section(summary)
     lines += ["## Latency", "", *table(cfg, LATENCY), ""]
     for name, types in summary["by_type"].items():
         keys = ["items", "hit@1", "hit@5", "mrr"] + (["fact_recall", "citation_precision", "abstain_rate",
@@ -223,7 +229,7 @@ def write_report(out: Path, results: Sequence[ItemResult], meta: dict[str, Any])
             f.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
     summary = build_summary(results, meta)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    files = plot(summary, results, out)
+    files = plot(summary, results, out) + plot_scale(summary, out)
     (out / "report.md").write_text(render_markdown(summary, files), encoding="utf-8")
     return summary
 

@@ -45,6 +45,7 @@ class ItemResult:
     judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
+    distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,7 +69,7 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
     }
     if answer.abstained or answer.error:
         facts = 0.0 if item.answerable and m.fact_recall("", item.facts, item.question) is not None else None
-        return refusals | {"fact_recall": facts, "citation_precision": None,
+        return refusals | {"fact_recall": facts, "citation_precision": None, "citation_gold_share": None,
                            "citation_recall": 0.0 if item.answerable else None, "cited_sentences": None,
                            "supported_sentences": None, "answer_words": None, "empty_slot": None}  # fmt: skip
     cited = [(c.paper_id, c.passage) for c in answer.citations]
@@ -79,6 +80,7 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
         "citation_precision": m.citation_precision(cited, item.papers, item.facts)
         if item.answerable
         else None,
+        "citation_gold_share": m.citation_gold_share([p for p, _ in cited], item.papers),
         "citation_recall": m.citation_recall([p for p, _ in cited], item.papers) if item.answerable else None,
         "cited_sentences": m.cited_sentence_share([s.citations for s in answer.sentences]),
         "supported_sentences": m.supported_sentence_share([s.supported for s in answer.sentences]),
@@ -195,6 +197,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     if system.baseline is not None:  # it has no citation checker: support was never assessed
         result.scores["supported_sentences"] = None
     result.scores["correct"] = float(is_correct(item, reply))
+    result.scores["prompt_tokens"] = float(reply.prompt_tokens) if reply.prompt_tokens else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
     if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
         latency["first_token"], latency["total"] = None, reply.timings.retrieval

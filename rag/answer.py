@@ -20,7 +20,8 @@ from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
 from rag.llm import LLM, LLMError, llm_from_settings
 from rag.prompts import JUDGE_SYSTEM, JUDGE_USER, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
-from rag.retrieve import HybridRetriever, search
+from rag.filters import Filters
+from rag.retrieve import HybridRetriever, on_subject, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
 from rag.text import strip_control
@@ -135,7 +136,7 @@ class Pipeline:
     @cached_property
     def retriever(self) -> HybridRetriever:
         s = self.settings
-        return HybridRetriever(self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k)
+        return HybridRetriever(self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k, name_weight=s.name_weight)
 
     def llm(self, backend: str | None = None, model: str | None = None) -> LLM:
         """The settings' LLM, or another `backend` and `model` (a shipped model name for the
@@ -166,7 +167,11 @@ class Pipeline:
         return question
 
     def search(
-        self, query: str, k: int | None = None, query_vector: list[float] | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        query_vector: list[float] | None = None,
+        filters: Filters | None = None,
     ) -> list[SearchResult]:
         s = self.settings
         self.store.check_fingerprint()
@@ -178,6 +183,7 @@ class Pipeline:
             candidate_multiplier=s.candidate_multiplier,
             retriever=self.retriever,
             query_vector=query_vector,
+            filters=filters,
         )
 
     def stream(
@@ -191,15 +197,19 @@ class Pipeline:
         temperature: float | None = None,
         trust: Trust | None = None,
         draft_always: bool = False,
+        filters: Filters | None = None,
     ) -> Iterator[Event]:
-        """Sources, then the draft token by token, then the checked `Answer`. `draft_always`
-        (evaluation only) generates even when a rule refuses before generation."""
+        """Sources, then the draft token by token, then the checked `Answer`. `filters` keep the
+        sources within a venue, year or status. `draft_always` (evaluation only) generates even
+        when a rule refuses before generation."""
         s = self.settings
         started = time.perf_counter()
         question = self.validate(question)
         query = standalone_query(question, history)
         qvec = self.embedder.embed(query)
-        results = self.search(query, k or s.answer_k, query_vector=qvec)
+        results = self.search(query, k or s.answer_k, query_vector=qvec, filters=filters)
+        if s.on_subject:
+            results = on_subject(query, results, self.store)
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
 

@@ -13,6 +13,22 @@ from rag.clikit import fail as _fail
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
 
+FILTER_OPTION = typer.Option(
+    None,
+    "--filter",
+    help="KEY=VALUE with KEY venue, year or status (repeat; several values of one key = any of them).",
+)
+
+
+def _filters(items: list[str] | None):
+    from rag.filters import FilterError, parse
+
+    try:
+        return parse(items or [])
+    except FilterError as exc:
+        _fail(str(exc))
+
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Ask ICLR abstracts, get cited answers.")
 
 
@@ -66,15 +82,18 @@ def search(
     k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="Papers to return."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     mode: str = typer.Option(None, help="rrf (hybrid), dense or bm25."),
+    filter_: list[str] = FILTER_OPTION,
 ) -> None:
-    """Hybrid (dense + BM25) search over the indexed papers."""
+    """Hybrid (dense + BM25 + rare names) search over the indexed papers."""
     from rag.answer import Pipeline
+    from rag.filters import describe
     from rag.store import StoreError
 
     _quiet_libraries()
+    filters = _filters(filter_)
     pipeline = Pipeline(_settings(fusion=mode))
     try:
-        results = pipeline.search(query, k)
+        results = pipeline.search(query, k, filters=filters)
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
@@ -85,7 +104,11 @@ def search(
         )
         return
     if not results:
-        typer.echo("No results: is the index empty? Run `citewise ingest`.")
+        typer.echo(
+            f"No paper matches the filters ({describe(filters)})."
+            if filters
+            else "No results: is the index empty? Run `citewise ingest`."
+        )
     for r in results:
         typer.secho(f"{r.rank}. {r.paper.display_title}", bold=True)
         typer.echo(f"   {r.paper.id}  score {r.score:.4f}  similarity {r.relevance:.2f}  {r.paper.url}")
@@ -100,6 +123,10 @@ def ask(
     backend: str = typer.Option(None, help="auto, ollama, llamacpp or openai."),
     as_json: bool = typer.Option(False, "--json", help="Print the Answer as JSON."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
+    filter_: list[str] = FILTER_OPTION,
+    output: str = typer.Option(
+        "text", "--format", help="text, or markdown: the answer with numbered references, to paste into notes."
+    ),
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
     from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, TokenEvent
@@ -108,11 +135,14 @@ def ask(
     from rag.store import StoreError
 
     _quiet_libraries()
+    if output not in ("text", "markdown"):
+        _fail("--format is text or markdown")
+    filters = _filters(filter_)
     pipeline = Pipeline(_settings(llm_backend=backend))
-    stream = not (as_json or no_stream)
+    stream = not (as_json or no_stream or output == "markdown")
     answer, drafting, draft, printed = None, False, "", ""
     try:
-        for event in pipeline.stream(question, k=k):
+        for event in pipeline.stream(question, k=k, filters=filters):
             if isinstance(event, PreviewEvent) and stream:
                 typer.secho("Evidence (the best sentence of each source, while the model writes):", bold=True)
                 for ev, sentence in event.best():
@@ -133,6 +163,11 @@ def ask(
     assert answer is not None
     if as_json:
         typer.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+        return
+    if output == "markdown":
+        from rag.export import markdown
+
+        typer.echo(markdown(answer), nl=False)
         return
     if drafting:
         typer.echo("\n")
@@ -160,6 +195,26 @@ def ask(
     typer.echo(
         f"\n[{answer.backend or 'no LLM'}:{answer.model}] sources {t.retrieval:.2f}s, first token {first}, total {t.total:.1f}s"
     )
+
+
+@app.command()
+def bibtex(
+    ids: list[str] = typer.Argument(..., help="Paper ids (as `citewise search --json` shows them)."),
+) -> None:
+    """Print a BibTeX entry for each paper (key, title, authors, venue, year, URL)."""
+    from rag.answer import Pipeline
+    from rag.export import bibtex as to_bibtex
+    from rag.store import StoreError
+
+    _quiet_libraries()
+    try:
+        papers = Pipeline(_settings()).store.papers(list(dict.fromkeys(ids)))
+    except StoreError as exc:
+        _fail(str(exc))
+    missing = [i for i in ids if i not in papers]
+    if missing:
+        _fail(f"not in the index: {', '.join(missing)}")
+    typer.echo(to_bibtex(papers[i] for i in dict.fromkeys(ids)), nl=False)
 
 
 @app.command()

@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rag import filters as flt
+
 log = logging.getLogger(__name__)
 
 STAMP_FILE = "citewise_stamp.json"
@@ -36,7 +38,12 @@ class KeywordIndex:
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
-        nodes = [TextNode(id_=cid, text=text, metadata=meta) for cid, text, meta in rows]
+        # The filter fields are for masks, not words to match ("2025", "oral").
+        hidden = flt.fields_keys()
+        nodes = [
+            TextNode(id_=cid, text=text, metadata=meta, excluded_embed_metadata_keys=hidden)
+            for cid, text, meta in rows
+        ]
         retriever = BM25Retriever.from_defaults(
             nodes=nodes, stemmer=_stemmer(), language="english", similarity_top_k=10
         )
@@ -78,16 +85,24 @@ class KeywordIndex:
             log.warning("could not save the keyword index (%s); it will be rebuilt next time", exc)
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def search(self, query: str, n: int) -> list[tuple[str, str, dict[str, Any], float]]:
-        """(chunk id, text, metadata, BM25 score) of the best `n` chunks with a positive score."""
+    def search(
+        self, query: str, n: int, filters: flt.Filters | None = None
+    ) -> list[tuple[str, str, dict[str, Any], float]]:
+        """(chunk id, text, metadata, BM25 score) of the best `n` chunks with a positive score,
+        among the chunks within `filters`."""
         if self.retriever is None or not query.strip():
             return []
         from llama_index.core.schema import QueryBundle
 
         # A shallow copy per call (the BM25 matrices are shared): the shared retriever is never
-        # mutated, so concurrent searches with different depths cannot see each other's.
+        # mutated, so concurrent searches with different depths or filters cannot see each other's.
         retriever = copy.copy(self.retriever)
         retriever.similarity_top_k = max(1, min(n, self.size))
+        if filters:
+            mask = [int(flt.matches(doc, filters)) for doc in self.retriever.corpus]
+            if not any(mask):
+                return []
+            retriever.corpus_weight_mask = mask
         hits = retriever.retrieve(QueryBundle(query))
         return [
             (h.node.node_id, h.node.get_content(), h.node.metadata, float(h.score or 0))

@@ -1,4 +1,6 @@
-"""Read paper files (seed format, JSONL, CSV, .txt/.md) into `Paper`s, with per-file errors.
+"""Read paper files into `Paper`s, with per-file and per-record errors: the seed format, JSONL
+and JSON (generic records, OpenReview API notes, the arXiv metadata snapshot), BibTeX with
+abstracts, CSV, and .txt/.md. JSON, JSONL and BibTeX are told apart by their content.
 
 A `papers.jsonl` beside other files in a folder is a metadata sidecar: it enriches the bare
 abstracts of that folder (title, id, URL, ...) by `file#index` or by normalized abstract text.
@@ -18,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rag import formats
 from rag.text import strip_control
 from rag.types import Paper
 
 SIDECAR_NAME = "papers.jsonl"
-SUPPORTED = {".txt", ".md", ".jsonl", ".csv"}
+SUPPORTED = {".txt", ".md", ".jsonl", ".json", ".bib", ".csv"}
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MAX_ABSTRACT_CHARS = 100_000
 
@@ -34,6 +37,7 @@ _FIELD_ALIASES = {
     "authors": ("authors", "author"),
     "year": ("year",),
     "venue": ("venue", "conference"),
+    "status": ("status", "decision"),
 }
 _KNOWN = {alias for aliases in _FIELD_ALIASES.values() for alias in aliases} | {"occurrences"}
 
@@ -120,6 +124,14 @@ def _year(value: Any) -> int | None:
         return None
 
 
+def _status(value: Any) -> str:
+    """"oral", "spotlight", "poster", ... from "ICLR 2025 Oral" or "oral"; other text as written."""
+    if value in (None, ""):
+        return ""
+    _, status = formats.venue_status(str(value))
+    return status or clean_text(str(value)).lower()
+
+
 def paper_from_record(row: dict[str, Any], source: str) -> Paper:
     """Map a JSON/CSV record onto a Paper; unknown fields are kept in `extra`."""
     abstract = _pick(row, "abstract")
@@ -137,6 +149,7 @@ def paper_from_record(row: dict[str, Any], source: str) -> Paper:
         authors=_authors(_pick(row, "authors")),
         year=_year(_pick(row, "year")),
         venue=clean_text(str(_pick(row, "venue") or "")),
+        status=_status(_pick(row, "status")),
         sources=[source],
         extra={k: v for k, v in row.items() if k not in _KNOWN and v not in (None, "")},
     )
@@ -184,18 +197,43 @@ def json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
             yield lineno, row if isinstance(row, dict) else "line is not a JSON object"
 
 
-def read_jsonl(path: Path, label: str, report: ReadReport) -> None:
+def _records(path: Path, label: str, report: ReadReport, rows: Iterator[tuple[int, dict[str, Any] | str]]) -> None:
+    """Papers from (line, record or error) pairs: one bad record never stops the rest. Records of
+    a whole-file JSON document have no line (0): their errors name the record's position."""
     index = 0
-    for lineno, row in json_objects(path):
+    for lineno, row in rows:
         try:
             if isinstance(row, str):
                 raise ValueError(row)
-            report.papers.append(paper_from_record(row, f"{label}#{index}"))
+            report.papers.append(paper_from_record(formats.to_record(row), f"{label}#{index}"))
         except ValueError as exc:
-            report.errors.append(ReadError(str(path), lineno, str(exc)))
+            where = "" if lineno else f"record {index + 1}: "
+            report.errors.append(ReadError(str(path), lineno or None, where + str(exc)))
         index += 1
     if index == 0:
         raise ValueError("empty file")
+
+
+def read_jsonl(path: Path, label: str, report: ReadReport) -> None:
+    _records(path, label, report, json_objects(path))
+
+
+def read_json(path: Path, label: str, report: ReadReport) -> None:
+    """A whole-file JSON document: a list of records, or an OpenReview response `{"notes": [...]}`.
+    A file of one object per line is read as JSONL whatever its extension."""
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":  # several objects: JSON Lines
+            return read_jsonl(path, label, report)
+        raise ValueError(f"malformed JSON at line {exc.lineno} ({exc.msg})") from None
+    rows = formats.openreview_notes(data) or (data if isinstance(data, list) else [data])
+    _records(path, label, report, ((0, r if isinstance(r, dict) else "item is not a JSON object") for r in rows))
+
+
+def read_bibtex(path: Path, label: str, report: ReadReport) -> None:
+    _records(path, label, report, formats.bibtex_records(_read_text(path)))
 
 
 def read_csv(path: Path, label: str, report: ReadReport) -> None:
@@ -212,7 +250,29 @@ def read_csv(path: Path, label: str, report: ReadReport) -> None:
             report.errors.append(ReadError(str(path), lineno, str(exc)))
 
 
-_READERS = {".txt": read_plain, ".md": read_plain, ".jsonl": read_jsonl, ".csv": read_csv}
+_READERS = {".txt": read_plain, ".md": read_plain, ".jsonl": read_jsonl, ".json": read_json,
+            ".bib": read_bibtex, ".csv": read_csv}  # fmt: skip
+
+
+def _reader(path: Path):
+    """The reader for a file's content: an exported `.txt` or `.json` that holds BibTeX, or a
+    `.jsonl` that holds one JSON document, is read for what it is."""
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".md"):
+        return _READERS[suffix]
+    with path.open("rb") as fh:
+        head = _decode(fh.read(65536)).lstrip()
+    if head.startswith("["):
+        return _READERS[".json"]
+    if head.startswith("{"):
+        try:  # JSON Lines: the first line is a whole object
+            json.loads(head.split("\n", 1)[0])
+            return _READERS[".jsonl"]
+        except json.JSONDecodeError:
+            return _READERS[".json"]
+    if formats.looks_like_bibtex(head):
+        return _READERS[".bib"]
+    return _READERS[suffix]
 
 
 def _walk(root: Path, report: ReadReport) -> Iterator[tuple[Path, str]]:
@@ -255,7 +315,7 @@ def read_paths(paths: list[Path]) -> ReadReport:
                 continue
             start = len(report.papers)
             try:
-                _READERS[suffix](path, label, report)
+                _reader(path)(path, label, report)
                 report.files_read.append(label)
             except (OSError, ValueError) as exc:
                 del report.papers[start:]
@@ -299,5 +359,6 @@ def apply_sidecar(paper: Paper, rows: list[dict[str, Any]]) -> None:
     paper.authors = paper.authors or meta.authors
     paper.year = paper.year or meta.year
     paper.venue = paper.venue or meta.venue
+    paper.status = paper.status or meta.status
     for k, v in meta.extra.items():
         paper.extra.setdefault(k, v)

@@ -1,15 +1,17 @@
-"""Hybrid retrieval on llama-index retriever classes: dense (Chroma) + BM25, fused by
-reciprocal rank, then grouped per paper with the best chunk first."""
+"""Hybrid retrieval on llama-index retriever classes: dense (Chroma) + BM25 + the rare names of
+the query, fused by reciprocal rank, then grouped per paper with the best chunk first."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from rag import filters as flt
+from rag import text as tx
 from rag.embedding import Embedder
 from rag.store import Store, stored_chunk
 from rag.types import Passage, SearchResult
@@ -28,10 +30,15 @@ class DepthQuery(QueryBundle):
     searches, so the depth travels with the call instead of living on the retriever."""
 
     top_k: int = 20
+    filters: flt.Filters | None = None
 
 
 def _depth(query_bundle: QueryBundle, default: int) -> int:
     return getattr(query_bundle, "top_k", default)
+
+
+def _filters(query_bundle: QueryBundle) -> flt.Filters | None:
+    return getattr(query_bundle, "filters", None)
 
 
 class DenseRetriever(BaseRetriever):
@@ -48,6 +55,7 @@ class DenseRetriever(BaseRetriever):
         col_hits = self.store.collection.query(
             query_embeddings=[embedding],
             n_results=max(1, min(_depth(query_bundle, self.top_k), self.store.count())),
+            where=flt.chroma_where(_filters(query_bundle)),
             include=["metadatas", "documents", "distances"],
         )
         ids, metas = col_hits["ids"][0], col_hits["metadatas"][0]
@@ -66,19 +74,87 @@ class KeywordRetriever(BaseRetriever):
         self.store, self.top_k = store, top_k
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        hits = self.store.keyword_index().search(query_bundle.query_str, _depth(query_bundle, self.top_k))
+        hits = self.store.keyword_index().search(
+            query_bundle.query_str, _depth(query_bundle, self.top_k), _filters(query_bundle)
+        )
         return [_node(cid, doc, meta, score, None) for cid, doc, meta, score in hits]
 
 
-def rrf(rankings: Sequence[Sequence[NodeWithScore]], k: int = 60) -> list[NodeWithScore]:
-    """Reciprocal rank fusion: score = sum of 1/(k + rank) over the rankings a chunk is in.
+MAX_NAME_CHUNKS = 40  # a name in more chunks than this is common ("LLM", "ImageNet"): it pulls nothing
+
+
+def name_hits(
+    query: str, store: Store, max_chunks: int = MAX_NAME_CHUNKS, filters: flt.Filters | None = None
+) -> dict[str, tuple]:
+    """The query's names (methods, models, datasets: "SemiCLIP", "Time-MoE") that occur in the
+    index in at most `max_chunks` chunks, each with those chunks (`Store.containing`). Rarity is
+    judged in the whole index; the chunks returned are those within the filters."""
+    out = {}
+    for name in sorted(tx.names(query)):
+        hits = store.containing(name, max_chunks + 1)
+        if not 0 < len(hits[0]) <= max_chunks:
+            continue
+        if filters:
+            hits = store.containing(name, max_chunks, filters)
+        if hits[0]:
+            out[name] = hits
+    return out
+
+
+def on_subject(query: str, results: list[SearchResult], store: Store) -> list[SearchResult]:
+    """The results that mention a rare name of the query, when any does: a paper that never names
+    the method asked about is no source for a claim about it. Unchanged when the query names
+    nothing rare or no result mentions it."""
+    names = list(name_hits(query, store))
+    if not names:
+        return results
+    kept = [r for r in results if any(tx.name_in(n, f"{r.paper.title}. {r.paper.abstract}") for n in names)]
+    if not kept or len(kept) == len(results):
+        return results
+    return [replace(r, rank=i) for i, r in enumerate(kept, 1)]
+
+
+class NameRetriever(BaseRetriever):
+    """Chunks that contain a rare name of the query, those holding more of the names first, then
+    by cosine similarity to the query. Among thousands of papers on one topic, the paper that
+    names the method asked about is the one to read; dense and BM25 scores alone can bury it."""
+
+    def __init__(self, store: Store, embedder: Embedder, max_chunks: int = MAX_NAME_CHUNKS):
+        super().__init__()
+        self.store, self.embedder, self.max_chunks = store, embedder, max_chunks
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        found: dict[str, tuple[dict, str, list[float]]] = {}
+        matched: dict[str, int] = defaultdict(int)
+        hits = name_hits(query_bundle.query_str, self.store, self.max_chunks, _filters(query_bundle))
+        for ids, metas, docs, vectors in hits.values():
+            for cid, meta, doc, vec in zip(ids, metas, docs, vectors or [None] * len(ids)):
+                found[cid] = (meta, doc, vec)
+                matched[cid] += 1
+        if not found:
+            return []
+        query = query_bundle.embedding or self.embedder.embed(query_bundle.query_str)
+        query_bundle.embedding = query
+
+        def cosine(vec) -> float:
+            return sum(a * b for a, b in zip(query, vec)) if vec is not None else 0.0
+
+        ranked = sorted(found, key=lambda c: (-matched[c], -cosine(found[c][2])))
+        ranked = ranked[: _depth(query_bundle, 20)]
+        return [_node(c, found[c][1], found[c][0], float(matched[c]), cosine(found[c][2])) for c in ranked]
+
+
+def rrf(
+    rankings: Sequence[Sequence[NodeWithScore]], k: int = 60, weights: Sequence[float] | None = None
+) -> list[NodeWithScore]:
+    """Reciprocal rank fusion: score = sum of weight/(k + rank) over the rankings a chunk is in.
     Keeps the dense similarity of a chunk when any ranking knows it."""
     scores: dict[str, float] = defaultdict(float)
     nodes: dict[str, NodeWithScore] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
         for rank, hit in enumerate(ranking, 1):
             cid = hit.node.node_id
-            scores[cid] += 1.0 / (k + rank)
+            scores[cid] += weight / (k + rank)
             known = nodes.get(cid)
             if known is None or known.node.metadata.get(DENSE_SIM) is None:
                 nodes[cid] = hit
@@ -97,19 +173,23 @@ class HybridRetriever(BaseRetriever):
         top_k: int = 20,
         mode: str = "rrf",
         rrf_k: int = 60,
+        name_weight: float = 1.0,
     ):
         super().__init__()
         self.dense = DenseRetriever(store, embedder, top_k)
         self.keyword = KeywordRetriever(store, top_k)
-        self.mode, self.rrf_k = mode, rrf_k
+        self.names = NameRetriever(store, embedder)
+        self.mode, self.rrf_k, self.name_weight = mode, rrf_k, name_weight
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self.mode == "dense":
             return self.dense.retrieve(query_bundle)
         if self.mode == "bm25":
             return self.keyword.retrieve(query_bundle)
-        dense = self.dense.retrieve(query_bundle)
-        return rrf([dense, self.keyword.retrieve(query_bundle)], self.rrf_k)
+        rankings = [self.dense.retrieve(query_bundle), self.keyword.retrieve(query_bundle)]
+        if self.name_weight > 0:
+            rankings.append(self.names.retrieve(query_bundle))
+        return rrf(rankings, self.rrf_k, [1.0, 1.0, self.name_weight])
 
 
 def group_by_paper(hits: Sequence[NodeWithScore], store: Store, k: int) -> list[SearchResult]:
@@ -145,13 +225,17 @@ def search(
     k: int = 5,
     mode: str = "rrf",
     rrf_k: int = 60,
+    name_weight: float = 1.0,
     candidate_multiplier: int = 4,
     retriever: HybridRetriever | None = None,
     query_vector: list[float] | None = None,
+    filters: flt.Filters | None = None,
 ) -> list[SearchResult]:
-    """Search the index: the top `k` papers for `query`."""
+    """Search the index: the top `k` papers for `query` (within `filters`, when given)."""
     if not query.strip():
         raise ValueError("The query is empty.")
-    retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k)
-    bundle = DepthQuery(query, embedding=query_vector, top_k=max(k * candidate_multiplier, 10))
+    store.require_filters(filters)
+    retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k, name_weight=name_weight)
+    depth = max(k * candidate_multiplier, 10)
+    bundle = DepthQuery(query, embedding=query_vector, top_k=depth, filters=filters or None)
     return group_by_paper(retriever.retrieve(bundle), store, k)

@@ -66,6 +66,17 @@ class Settings(BaseSettings):
     candidate_multiplier: int = Field(
         4, ge=1, description="Chunks fetched from each retriever per requested paper."
     )
+    name_weight: float = Field(
+        1.0,
+        ge=0,
+        description="Weight in the fusion of the ranking of chunks that contain a rare name of the "
+        "question (a method, model or dataset); 0 turns it off.",
+    )
+    on_subject: bool = Field(
+        True,
+        description="Answer only from retrieved papers that mention the question's rare names, when "
+        "any of them does.",
+    )
 
     # --- answering ------------------------------------------------------------------------
     llm_backend: LLMBackendName = Field(

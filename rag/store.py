@@ -20,11 +20,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from rag import filters as flt
 from rag.types import Chunk, Paper
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+# 2: every chunk carries the filter fields (rag/filters.py). A version-1 index is searched as it is
+# and gets the fields in place, without re-embedding, at the next `citewise ingest`.
+SCHEMA_VERSION = 2
+MIGRATABLE = {1}
 PAGE = 2000
 HANDLE_TTL = 2.0  # seconds a collection handle is reused before it is fetched again
 
@@ -141,6 +145,8 @@ class Store:
         if cached and meta.get("generation") == self._checked_generation:
             return
         diff = {k: (meta.get(k), v) for k, v in self.fingerprint.items() if meta.get(k) != v}
+        if set(diff) == {"schema"} and meta.get("schema") in MIGRATABLE:
+            diff = {}  # readable as it is; `open_for_write` brings it up to date
         if diff:
             detail = ", ".join(f"{k}: index has {a!r}, settings say {b!r}" for k, (a, b) in diff.items())
             raise StaleIndexError(
@@ -182,6 +188,23 @@ class Store:
                 out[meta["paper_id"]] = (meta["paper_hash"], json.loads(meta["sources"]))
         return out
 
+    def containing(
+        self, text: str, limit: int, filters: flt.Filters | None = None
+    ) -> tuple[list[str], list[dict], list[str], list[list[float]]]:
+        """Ids, metadata, documents and vectors of up to `limit` chunks whose text contains `text`
+        exactly (case-sensitive: names are written one way), within the filters."""
+        col = self._current()
+        if col is None or not text:
+            return [], [], [], []
+        got = col.get(
+            where=flt.chroma_where(filters),
+            where_document={"$contains": text},
+            include=["metadatas", "documents", "embeddings"],
+            limit=limit,
+        )
+        vectors = got.get("embeddings")
+        return got["ids"], got["metadatas"], got["documents"], [] if vectors is None else list(vectors)
+
     def papers(self, ids: list[str]) -> dict[str, Paper]:
         if not ids:
             return {}
@@ -211,7 +234,48 @@ class Store:
         col = self._get(name, create=True)
         self.check_fingerprint(col)
         self._stamp(col, "dirty-" + uuid.uuid4().hex)
+        if (col.metadata or {}).get("schema") != SCHEMA_VERSION:
+            self._migrate(col)
         return col
+
+    def _migrate(self, col) -> None:
+        """Add the filter fields to every chunk of an index written before they existed, from
+        the paper record on each paper's first chunk; vectors and documents stay as they are."""
+        records = {m["paper_id"]: paper_from_meta(m) for _, m, _ in self.iter_chunks(col, False) if "paper" in m}
+        ids, metas = [], []
+        for cid, meta, _ in self.iter_chunks(col, include_documents=False):
+            paper = records.get(meta["paper_id"])
+            ids.append(cid)
+            metas.append({**meta, **(flt.fields(paper) if paper else {})})
+        for start in range(0, len(ids), PAGE):
+            col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
+        meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}
+        col.modify(metadata={**meta, "schema": SCHEMA_VERSION})
+        log.info("added the filter fields to %d chunks of an older index", len(ids))
+
+    def require_filters(self, filters: flt.Filters | None) -> None:
+        """A filtered search needs the filter fields on every chunk."""
+        if filters and (self.collection.metadata or {}).get("schema") != SCHEMA_VERSION:
+            raise StoreError(
+                "This index was built before filters existed: run `citewise ingest` once "
+                "(it adds the fields in place, without re-embedding) to filter."
+            )
+
+    def facets(self) -> dict[str, list[str]]:
+        """The values of each filter key present in the index, most common first."""
+        from collections import Counter
+
+        counts: dict[str, Counter] = {k: Counter() for k in flt.KEYS}
+        col = self._current()
+        if col is None:
+            return {k: [] for k in flt.KEYS}
+        for _, meta, _ in self.iter_chunks(col, include_documents=False):
+            if meta.get("position") == 0:
+                for key in flt.KEYS:
+                    value = meta.get(flt.PREFIX + key)
+                    if value:
+                        counts[key][str(value)] += 1
+        return {k: [v for v, _ in c.most_common()] for k, c in counts.items()}
 
     def close_write(self, col) -> None:
         self._stamp(col, uuid.uuid4().hex)
@@ -294,6 +358,7 @@ def chunk_meta(paper: Paper, paper_hash: str, chunk: Chunk) -> dict[str, Any]:
         "title": paper.title,
         "url": paper.url,
         "sources": json.dumps(paper.sources),
+        **flt.fields(paper),
     }
     if chunk.position == 0:
         # The full record rides on the first chunk, so search needs no second store.
@@ -306,6 +371,7 @@ def chunk_meta(paper: Paper, paper_hash: str, chunk: Chunk) -> dict[str, Any]:
                 "authors": paper.authors,
                 "year": paper.year,
                 "venue": paper.venue,
+                "status": paper.status,
                 "sources": paper.sources,
                 "extra": paper.extra,
             },

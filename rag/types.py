@@ -17,6 +17,7 @@ class Paper:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     venue: str = ""
+    status: str = ""  # oral, spotlight, poster, ... when the source says so
     sources: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 

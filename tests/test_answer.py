@@ -173,3 +173,25 @@ def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
     graded = llm.judge_prompts[0][1]["content"]  # a short prompt of its own, without the sources
     assert graded.startswith("Question: Which optimizer trains the knowledge entropy model?")
     assert "Answer: Knowledge entropy declines as pretraining advances." in graded and "[1]" not in graded
+
+
+# Drafts the default model (qwen1.5b) really wrote for questions the sources cannot answer, from
+# `citewise eval --split test` (reports/…/results.jsonl). With the relevance gate open, as in a large
+# index where some passage is always close enough, nothing but the claim checks stands between
+# them and the user.
+MEMORY_DRAFTS = [
+    ("Who won the 2022 FIFA World Cup?",
+     "The 2022 FIFA World Cup was won by France. This information is found in the abstract of [1]."),
+    ("What is the boiling point of ethanol at sea level?", "The boiling point of ethanol at sea level is 78.3°C [1]."),
+    ("What is the capital of Australia?",
+     "The capital of Australia is Canberra. This information can be found in the abstract of [2], which "
+     "describes a novel Riemannian flow matching framework for structure prediction of metal-organic frameworks."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("question,draft", MEMORY_DRAFTS)
+def test_a_real_model_draft_from_memory_is_refused_at_any_relevance(indexed, embedder, question, draft):
+    pipeline, _ = make_pipeline(indexed, embedder, [draft], min_relevance=0.0)
+    answer = pipeline.ask(question)
+    assert answer.abstained and answer.abstain_code == "no_supported_sentence", answer.text
+    assert not answer.citations

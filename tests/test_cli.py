@@ -119,3 +119,32 @@ def test_verify_one_claim_and_a_claims_file_with_bad_lines(env, tmp_path):
     assert missing.exit_code == 1 and "no such file" in missing.output
     neither = runner.invoke(app, ["verify"])
     assert neither.exit_code == 1 and "give one claim" in neither.output
+
+
+def test_filters_and_bibtex_from_the_command_line(env):
+    import bibtexparser
+
+    from pathlib import Path
+
+    formats = Path(__file__).parent / "data" / "formats"
+    assert runner.invoke(app, ["ingest", str(formats), "-q"]).exit_code == 0
+    out = runner.invoke(app, ["search", "sparse routers graphs notes", "--filter", "status=oral", "--json"])
+    assert out.exit_code == 0, out.output
+    assert [r["paper_id"] for r in json.loads(out.stdout)["results"]] == ["abc123XYZ"]
+    either = runner.invoke(app, ["search", "routers graphs", "--filter", "status=oral", "--filter",
+                                 "status=poster", "--filter", "year=2025", "--json"])  # fmt: skip
+    assert {r["paper_id"] for r in json.loads(either.stdout)["results"]} == {"abc123XYZ", "def456UVW"}
+    none = runner.invoke(app, ["search", "routers", "--filter", "venue=ICML 1999"])
+    assert none.exit_code == 0 and "No paper matches the filters (venue: icml 1999)" in none.output
+    bad = runner.invoke(app, ["search", "routers", "--filter", "colour=red"])
+    assert bad.exit_code == 1 and "unknown filter key 'colour'" in bad.output and "Traceback" not in bad.output
+
+    bib = runner.invoke(app, ["bibtex", "abc123XYZ", "arXiv:2405.01234", "abc123XYZ"])
+    assert bib.exit_code == 0, bib.output
+    library = bibtexparser.parse_string(bib.stdout)
+    assert not library.failed_blocks and len(library.entries) == 2
+    first = library.entries[0]
+    assert first["booktitle"] == "ICLR 2025" and first["year"] == "2025" and "Lovelace" in first["author"]
+    assert library.entries[1].entry_type == "article" and library.entries[1]["url"].endswith("2405.01234")
+    missing = runner.invoke(app, ["bibtex", "nope"])
+    assert missing.exit_code == 1 and "not in the index: nope" in missing.output

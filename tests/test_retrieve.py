@@ -1,3 +1,5 @@
+import pytest
+
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from rag.retrieve import rrf, search
@@ -54,3 +56,59 @@ def test_a_write_refreshes_the_handle_and_the_fingerprint_check(indexed, embedde
     ingest([corpus], indexed, embedder, chunk_tokens=60)
     assert indexed.collection.metadata["generation"] != generation
     assert search("zebras", indexed, embedder, k=1)[0].paper.id == "p-new"
+
+
+def test_weighted_rrf_scales_each_ranking():
+    fused = rrf([_hits(["a"]), _hits(["b"])], k=60, weights=[1.0, 2.0])
+    assert [h.node.node_id for h in fused] == ["b", "a"]
+    assert abs(fused[0].score - 2 / 61) < 1e-12
+
+
+NAMED = [
+    {"id": f"p-gen-{i}", "title": f"Forecasting study {i}",
+     "abstract": f"Time series forecasting with large pretrained models improves accuracy on benchmark {i}. "
+     "Forecasting models scale with data and parameters across many domains."}
+    for i in range(8)
+] + [
+    {"id": "p-named", "title": "A sparse forecaster",
+     "abstract": "We present Time-MoE, a sparse mixture of experts for time series. Time-MoE is trained "
+     "with the Adam optimizer on three hundred billion points."},
+    {"id": "p-other", "title": "Adam-mini", "abstract": "Adam-mini is an optimizer that cuts memory by half."},
+]  # fmt: skip
+
+
+@pytest.fixture
+def named(tmp_path, store, embedder):
+    from rag.ingest import ingest
+    from tests.conftest import write_jsonl
+
+    folder = tmp_path / "named"
+    folder.mkdir()
+    write_jsonl(folder / "p.jsonl", NAMED)
+    ingest([folder], store, embedder, chunk_tokens=60)
+    return store
+
+
+def test_a_rare_name_pulls_the_paper_that_contains_it(named, embedder):
+    from rag.retrieve import NameRetriever, name_hits
+
+    assert set(name_hits("Which optimizer does Time-MoE use for forecasting models?", named)) == {"Time-MoE"}
+    hits = NameRetriever(named, embedder).retrieve("Which optimizer does Time-MoE use?")
+    assert hits and all(h.node.metadata["paper_id"] == "p-named" for h in hits)
+    # a name in more chunks than the cap is common and pulls nothing
+    assert NameRetriever(named, embedder, max_chunks=0).retrieve("Which optimizer does Time-MoE use?") == []
+    with_names = search("Which optimizer does Time-MoE use for forecasting models?", named, embedder, k=3)
+    assert with_names[0].paper.id == "p-named"
+
+
+def test_sources_narrow_to_the_papers_that_name_the_subject(named, embedder):
+    from rag.retrieve import on_subject
+
+    results = search("Which optimizer cuts memory for Time-MoE?", named, embedder, k=4, name_weight=0)
+    assert "p-named" in [r.paper.id for r in results] and len(results) > 1
+    kept = on_subject("Which optimizer cuts memory for Time-MoE?", results, named)
+    assert [r.paper.id for r in kept] == ["p-named"]
+    assert [r.rank for r in kept] == [1]
+    # nothing named in the index: unchanged
+    plain = search("forecasting models", named, embedder, k=3)
+    assert on_subject("forecasting models with FooBarNet", plain, named) == plain

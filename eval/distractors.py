@@ -1,0 +1,228 @@
+"""Distractor abstracts: the seed papers' fields and vocabulary without their facts.
+
+A whole conference holds many papers on the topics of any question. To measure how citewise holds
+up among them, each distractor is written from seed sentences used as templates: every name is
+replaced by an invented one unless several seed papers use it (kept consistent within the abstract, as a real abstract repeats its
+method's name), every number by another of the same shape, and a share of the content words by
+other seed words of the same ending (so the text stays in the field and reads like a sentence).
+Half of a distractor's sentences come from one seed paper (a related paper) and the rest from
+others. Then the set is checked:
+
+- no distractor sentence is a near copy of a seed sentence: cosine similarity <= 0.9 with the
+  embedder; a sentence above that is rewritten with more words replaced, or dropped;
+- no distractor sentence states a distinctive gold fact (a number or name among the variants of
+  the required facts of the gold set); such a sentence is rewritten like a too-close one.
+
+Generation is deterministic per (seed, index), so the first 1,000 of the 10,000 are the 1,000.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rag import text as tx
+from rag.embedding import Embedder
+from rag.types import Paper
+
+MAX_COSINE = 0.9
+COMMON_NAME_PAPERS = 3  # a name in this many seed papers is kept as it is
+SWAP_RATES = (0.45, 0.7, 0.9)  # content-word replacement rate, raised for a too-close sentence
+SYLLABLES = "ka lo ri ven tor mi sa qu el dra no fen zu bar ti os lum pex ra vo gan hel cy mar".split()
+ENDINGS = ("ation", "ition", "ment", "ness", "ity", "ing", "ed", "ly", "al", "ive", "ous", "ics", "es", "s")
+_TOKEN = re.compile(r"[A-Za-z][\w]*(?:[-.:/][\w]+)*|\d+(?:[.,]\d+)*|\s+|.", re.S)
+
+
+@dataclass
+class DistractorStats:
+    """What the checks found: the corpus is only used when `max_cosine` <= MAX_COSINE."""
+
+    papers: int
+    sentences: int
+    rewritten: int  # sentences that failed a check at the first rate, rewritten with more swaps
+    stated_fact: int  # of those, how many stated a distinctive gold fact
+    dropped: int  # still failing at the highest rate: left out
+    max_cosine: float
+
+
+def _ending(word: str) -> str:
+    return next((e for e in ENDINGS if word.endswith(e)), "")
+
+
+def _invented(rng: random.Random) -> str:
+    parts = [rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))]
+    style = rng.random()
+    if style < 0.4:
+        return "".join(p.capitalize() for p in parts)  # CamelCase: KaloVen
+    if style < 0.7:
+        return "".join(p[0].upper() for p in parts) + rng.choice(("", "-2", "-X", "Net"))  # KVR-2
+    return "".join(parts).capitalize() + "-" + rng.choice(SYLLABLES).capitalize()  # Kaloven-Tor
+
+
+def _number(token: str, rng: random.Random) -> str:
+    """Another number of the same shape: digits for digits, the decimal places kept."""
+    out = token
+    while out == token:
+        out = "".join(
+            str(rng.randint(1 if i == 0 and len(token) > 1 else 0, 9)) if c.isdigit() else c
+            for i, c in enumerate(token)
+        )
+    return out
+
+
+class Rewriter:
+    """Templates from the seed abstracts, rewritten into new sentences."""
+
+    def __init__(self, papers: Sequence[Paper], facts: Iterable[str] = ()):
+        self.papers = list(papers)
+        # Names in several seed papers ("LLMs", "GPT-4", "ImageNet") are the field's vocabulary, as
+        # in any conference: kept, unless a gold fact is made of them. The rest are invented anew.
+        seen: dict[str, int] = defaultdict(int)
+        for p in self.papers:
+            for name in tx.names(p.abstract):
+                seen[name] += 1
+        in_facts = {n for f in facts for n in tx.names(f"x {f}")}
+        self.common = {n for n, count in seen.items() if count >= COMMON_NAME_PAPERS} - in_facts
+        self.sentences = [
+            [s for s in tx.sentences(p.abstract) if 5 <= len(s.split()) <= 70 and "http" not in s]
+            for p in self.papers
+        ]
+        pools: dict[str, set[str]] = defaultdict(set)
+        for p in self.papers:
+            for w in re.findall(r"\b[a-z]{4,}\b", p.abstract):
+                if w not in tx.STOP_WORDS:
+                    pools[_ending(w)].add(w)
+        self.pools = {k: sorted(v) for k, v in pools.items()}
+
+    def sentence(self, template: str, rng: random.Random, names: dict[str, str], rate: float) -> str:
+        out = []
+        for i, tok in enumerate(_TOKEN.findall(template)):
+            if tok[0].isdigit():
+                out.append(_number(tok, rng))
+            elif tok in self.common:
+                out.append(tok)
+            elif tok[0].isalpha() and (tx.is_name(tok) or (i > 0 and tok[0].isupper() and len(tok) > 2)):
+                out.append(names.setdefault(tok, _invented(rng)))
+            elif tok.isalpha() and tok.islower() and len(tok) >= 4 and tok not in tx.STOP_WORDS:
+                pool = self.pools.get(_ending(tok), ())
+                out.append(rng.choice(pool) if pool and rng.random() < rate else tok)
+            else:
+                out.append(tok)
+        return "".join(out)
+
+    def title(self, template: str, rng: random.Random, names: dict[str, str]) -> str:
+        # Title case would make every word look like a name: lower the plain words first.
+        plain = " ".join(w if tx.is_name(w) else w.lower() for w in template.split())
+        text = self.sentence(plain, rng, names, 0.6)
+        return text[:1].upper() + text[1:]
+
+    def plan(self, index: int, seed: int) -> tuple[str, list[str]]:
+        """The title template and sentence templates of distractor `index`: the sentences of one
+        seed paper, about half of them swapped for sentences of random others."""
+        rng = random.Random(f"{seed}:{index}")
+        primary = index % len(self.papers)
+        own = self.sentences[primary]
+        chosen = [
+            s if rng.random() < 0.5 else rng.choice(self.sentences[rng.randrange(len(self.papers))])
+            for s in own
+        ]
+        return self.papers[primary].title or own[0], chosen
+
+
+def generate(
+    n: int,
+    papers: Sequence[Paper],
+    embedder: Embedder,
+    facts: Iterable[str] = (),
+    *,
+    seed: int = 0,
+) -> tuple[list[dict], DistractorStats]:
+    """N distractor records ({id, title, abstract, venue}) and the checks' findings."""
+    facts = list(facts)
+    rewriter = Rewriter(papers, facts)
+    seed_vectors = _unit(embedder.embed_batch([s for ss in rewriter.sentences for s in ss]))
+    states_fact = _fact_finder(facts)
+    plans = [rewriter.plan(i, seed) for i in range(n)]
+    names: list[dict[str, str]] = [{} for _ in range(n)]  # one invented name per original, per paper
+
+    def write_sentence(i: int, j: int, level: int) -> str:
+        rng = random.Random(f"{seed}:{i}:{j}:{level}")
+        return rewriter.sentence(plans[i][1][j], rng, names[i], SWAP_RATES[level])
+
+    keep = {(i, j): write_sentence(i, j, 0) for i in range(n) for j in range(len(plans[i][1]))}
+    titles = [rewriter.title(t, random.Random(f"{seed}:{i}:t"), names[i]) for i, (t, _) in enumerate(plans)]
+    cosine: dict[tuple[int, int], float] = {}
+    pending = list(keep)
+    rewritten = stated = 0
+    for level in range(len(SWAP_RATES)):
+        if level:  # rewrite the failing sentences afresh, with more words replaced
+            rewritten += len(pending) if level == 1 else 0
+            keep.update({k: write_sentence(*k, level) for k in pending})
+        cosine.update(zip(pending, _max_cosine(embedder, [keep[k] for k in pending], seed_vectors)))
+        failing = [k for k in pending if cosine[k] > MAX_COSINE or states_fact(keep[k])]
+        stated += sum(states_fact(keep[k]) for k in failing) if level == 0 else 0
+        pending = failing
+        if not pending:
+            break
+    for k in pending:
+        del keep[k]
+    records = []
+    for i, (_, templates) in enumerate(plans):
+        text = " ".join(keep[(i, j)] for j in range(len(templates)) if (i, j) in keep)
+        records.append({"id": f"dis-{seed}-{i:06d}", "title": titles[i], "abstract": text, "venue": "distractor"})
+    stats = DistractorStats(
+        papers=n,
+        sentences=len(keep),
+        rewritten=rewritten,
+        stated_fact=stated,
+        dropped=len(pending),
+        max_cosine=round(max((cosine[k] for k in keep), default=0.0), 4),
+    )
+    return records, stats
+
+
+def _fact_finder(facts: Iterable[str]):
+    """A test for "this sentence states one of these facts", matched as `eval.metrics.contains`
+    matches them, compiled once (~10^5 sentences against ~10^2 variants). Only distinctive facts
+    count, those with a digit or a capital letter (numbers, names): plain words such as "image" or
+    "entropy" are the field's vocabulary, which distractors are meant to share."""
+    from eval.metrics import normalize, variant_pattern
+
+    distinctive = [f for f in facts if re.search(r"[0-9A-Z]", f)]
+    alternatives = sorted({p for p in map(variant_pattern, distinctive) if p})
+    if not alternatives:
+        return lambda _text: False
+    pattern = re.compile("|".join(alternatives))
+    return lambda text: pattern.search(normalize(text)) is not None
+
+
+def _unit(vectors):
+    import numpy as np
+
+    array = np.asarray(vectors, dtype="float32")
+    return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-9)
+
+
+def _max_cosine(embedder: Embedder, sentences: list[str], seed_vectors) -> list[float]:
+    if not sentences:
+        return []
+    out: list[float] = []
+    for start in range(0, len(sentences), 2048):
+        vectors = _unit(embedder.embed_batch(sentences[start : start + 2048]))
+        out += (vectors @ seed_vectors.T).max(axis=1).tolist()
+    return out
+
+
+def write(path: Path, records: list[dict], stats: DistractorStats) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    tmp.replace(path)
+    path.with_suffix(".stats.json").write_text(json.dumps(asdict(stats), indent=1))
