@@ -102,7 +102,7 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
         llm = pipeline.llm()
         llm.complete([{"role": "user", "content": "hi"}], max_tokens=1)  # load outside the timings
         for q in QUESTIONS:
-            llm.llama.reset()
+            llm.reset()
             t0 = time.perf_counter()
             sources_at, answer = None, None
             for event in pipeline.stream(q):
@@ -119,7 +119,7 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
             ev = select_evidence(
                 q, qv, answer.retrieved, pipeline.embedder, budget_tokens=settings.context_tokens
             )
-            llm.llama.reset()
+            llm.reset()
             p0 = time.perf_counter()
             llm.complete(build_messages(q, ev), max_tokens=1)
             prefill = time.perf_counter() - p0

@@ -24,7 +24,9 @@ CONFIGS: dict[str, Config] = {
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
         Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
         Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),
-        Config("nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}),
+        Config(
+            "nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}
+        ),
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),
         Config("qwen1.5b", "hybrid with the 1.5B model (the chat default)", {"model": "qwen1.5b"}),
         Config("smollm2", "hybrid with SmolLM2-135M (CI speed, weak answers)", {"model": "smollm2"}),

@@ -174,7 +174,9 @@ def generate(
     records = []
     for i, (_, templates) in enumerate(plans):
         text = " ".join(keep[(i, j)] for j in range(len(templates)) if (i, j) in keep)
-        records.append({"id": f"dis-{seed}-{i:06d}", "title": titles[i], "abstract": text, "venue": "distractor"})
+        records.append(
+            {"id": f"dis-{seed}-{i:06d}", "title": titles[i], "abstract": text, "venue": "distractor"}
+        )
     stats = DistractorStats(
         papers=n,
         sentences=len(keep),

@@ -14,7 +14,7 @@ from eval.scale import scale_summary, section
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
 ANSWER = ["fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
-          "empty_slot", "prompt_tokens"]  # fmt: skip
+          "empty_slot", "prompt_tokens", "cached_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
 SELF = ["cited_sentences", "supported_sentences"]
 REFUSED = ["refused_unanswerable", "refused_answerable"]
@@ -95,7 +95,7 @@ def _with_ci(vals: dict[str, Any], key: str) -> str:
 def _fmt(key: str, value: float | None) -> str:
     if value is None:
         return "—"
-    if key in ("answer_words", "prompt_tokens"):
+    if key in ("answer_words", "prompt_tokens", "cached_tokens"):
         return f"{value:.1f}"
     if key.endswith(("_p50", "_p95")):
         return f"{value:.2f} s"

@@ -198,6 +198,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         result.scores["supported_sentences"] = None
     result.scores["correct"] = float(is_correct(item, reply))
     result.scores["prompt_tokens"] = float(reply.prompt_tokens) if reply.prompt_tokens else None
+    result.scores["cached_tokens"] = float(reply.cached_tokens) if reply.cached_tokens is not None else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
     if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
         latency["first_token"], latency["total"] = None, reply.timings.retrieval

@@ -37,7 +37,9 @@ def corpus(
     corpus gets max(n, size) papers, so one generation serves every N of a run."""
     folder.mkdir(parents=True, exist_ok=True)
     made = sorted(
-        (int(p.stem.rsplit("-", 1)[1]), p) for p in folder.glob(f"corpus-s{SEED}-*.jsonl") if p.stem[-1].isdigit()
+        (int(p.stem.rsplit("-", 1)[1]), p)
+        for p in folder.glob(f"corpus-s{SEED}-*.jsonl")
+        if p.stem[-1].isdigit()
     )
     source = next((p for size, p in made if size >= n), None)
     if source is None:
@@ -159,4 +161,3 @@ def scale_summary(results: Sequence[Any], corpus_stats: dict[str, Any]) -> dict[
         "changed": changed(results, sizes[0], sizes[-1]),
         "corpus": corpus_stats,
     }
-

@@ -18,9 +18,9 @@ from rag.citations import render_text, strip_markers
 from rag.complete import complete
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
+from rag.filters import Filters
 from rag.llm import LLM, LLMError, llm_from_settings
 from rag.prompts import JUDGE_SYSTEM, JUDGE_USER, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
-from rag.filters import Filters
 from rag.retrieve import HybridRetriever, on_subject, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
@@ -136,7 +136,9 @@ class Pipeline:
     @cached_property
     def retriever(self) -> HybridRetriever:
         s = self.settings
-        return HybridRetriever(self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k, name_weight=s.name_weight)
+        return HybridRetriever(
+            self.store, self.embedder, mode=s.fusion, rrf_k=s.rrf_k, name_weight=s.name_weight
+        )
 
     def llm(self, backend: str | None = None, model: str | None = None) -> LLM:
         """The settings' LLM, or another `backend` and `model` (a shipped model name for the
@@ -255,13 +257,14 @@ class Pipeline:
             yield finish(text="".join(pieces), error=str(exc))
             return
         draft = "".join(pieces)
+        cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         fields = judge(question, draft, evidence, self.embedder, trust, gate=gate,
                        ask=lambda checked: self.ask_judge(llm, checked.text, question),
                        complete_parts=s.complete_answers)  # fmt: skip
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
-                     prompt_tokens=_count(llm, messages))  # fmt: skip
+                     prompt_tokens=_count(llm, messages), cached_tokens=cached)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for. True/False, or None when

@@ -125,7 +125,9 @@ def ask(
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     filter_: list[str] = FILTER_OPTION,
     output: str = typer.Option(
-        "text", "--format", help="text, or markdown: the answer with numbered references, to paste into notes."
+        "text",
+        "--format",
+        help="text, or markdown: the answer with numbered references, to paste into notes.",
     ),
 ) -> None:
     """Answer a question from the indexed papers, with citations."""

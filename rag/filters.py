@@ -76,5 +76,5 @@ def matches(metadata: Mapping[str, Any], filters: Filters | None) -> bool:
 
 
 def describe(filters: Filters | None) -> str:
-    """"status: oral or spotlight; year: 2025" (for headers and messages)."""
+    """ "status: oral or spotlight; year: 2025" (for headers and messages)."""
     return "; ".join(f"{k}: {' or '.join(v)}" for k, v in sorted((filters or {}).items()))

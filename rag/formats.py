@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 STATUSES = ("oral", "spotlight", "poster", "withdrawn", "rejected", "submitted")
@@ -62,7 +62,7 @@ def from_openreview(row: dict[str, Any]) -> dict[str, Any]:
 
 def _year_of_ms(ms: Any) -> int | None:
     try:
-        return datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc).year
+        return datetime.fromtimestamp(int(ms) / 1000, tz=UTC).year
     except (TypeError, ValueError, OverflowError, OSError):
         return None
 
@@ -90,7 +90,9 @@ def from_arxiv(row: dict[str, Any]) -> dict[str, Any]:
     year = 2000 + int(new_id.group(1)) if new_id else str(row.get("update_date") or "")[:4] or None
     parsed = row.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
-        authors = [" ".join(p for p in (a[1], a[0]) if p).strip() for a in parsed if isinstance(a, list) and a]
+        authors = [
+            " ".join(p for p in (a[1], a[0]) if p).strip() for a in parsed if isinstance(a, list) and a
+        ]
     else:
         authors = [a.strip() for a in re.split(r",\s*|\s+and\s+", str(row.get("authors") or "")) if a.strip()]
     return {
@@ -156,7 +158,8 @@ def bibtex_records(text: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
                     "authors": authors,
                     "venue": _unbrace(value.get("booktitle") or value.get("journal") or ""),
                     "year": value.get("year"),
-                    "url": value.get("url") or (f"https://doi.org/{value['doi']}" if value.get("doi") else None),
+                    "url": value.get("url")
+                    or (f"https://doi.org/{value['doi']}" if value.get("doi") else None),
                     "bibtex_key": entry.key,
                 },
             )

@@ -125,7 +125,7 @@ def _year(value: Any) -> int | None:
 
 
 def _status(value: Any) -> str:
-    """"oral", "spotlight", "poster", ... from "ICLR 2025 Oral" or "oral"; other text as written."""
+    """ "oral", "spotlight", "poster", ... from "ICLR 2025 Oral" or "oral"; other text as written."""
     if value in (None, ""):
         return ""
     _, status = formats.venue_status(str(value))
@@ -197,7 +197,9 @@ def json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
             yield lineno, row if isinstance(row, dict) else "line is not a JSON object"
 
 
-def _records(path: Path, label: str, report: ReadReport, rows: Iterator[tuple[int, dict[str, Any] | str]]) -> None:
+def _records(
+    path: Path, label: str, report: ReadReport, rows: Iterator[tuple[int, dict[str, Any] | str]]
+) -> None:
     """Papers from (line, record or error) pairs: one bad record never stops the rest. Records of
     a whole-file JSON document have no line (0): their errors name the record's position."""
     index = 0
@@ -229,7 +231,9 @@ def read_json(path: Path, label: str, report: ReadReport) -> None:
             return read_jsonl(path, label, report)
         raise ValueError(f"malformed JSON at line {exc.lineno} ({exc.msg})") from None
     rows = formats.openreview_notes(data) or (data if isinstance(data, list) else [data])
-    _records(path, label, report, ((0, r if isinstance(r, dict) else "item is not a JSON object") for r in rows))
+    _records(
+        path, label, report, ((0, r if isinstance(r, dict) else "item is not a JSON object") for r in rows)
+    )
 
 
 def read_bibtex(path: Path, label: str, report: ReadReport) -> None:

@@ -241,7 +241,9 @@ class Store:
     def _migrate(self, col) -> None:
         """Add the filter fields to every chunk of an index written before they existed, from
         the paper record on each paper's first chunk; vectors and documents stay as they are."""
-        records = {m["paper_id"]: paper_from_meta(m) for _, m, _ in self.iter_chunks(col, False) if "paper" in m}
+        records = {
+            m["paper_id"]: paper_from_meta(m) for _, m, _ in self.iter_chunks(col, False) if "paper" in m
+        }
         ids, metas = [], []
         for cid, meta, _ in self.iter_chunks(col, include_documents=False):
             paper = records.get(meta["paper_id"])

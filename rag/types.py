@@ -153,6 +153,7 @@ class Answer:
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
     evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
+    cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache
     error: str = ""  # set when the LLM failed; the sources are still returned
 
     def to_json(self) -> dict[str, Any]:
@@ -174,5 +175,6 @@ class Answer:
             "backend": self.backend,
             "model": self.model,
             "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
             "error": self.error,
         }

@@ -122,9 +122,9 @@ def test_verify_one_claim_and_a_claims_file_with_bad_lines(env, tmp_path):
 
 
 def test_filters_and_bibtex_from_the_command_line(env):
-    import bibtexparser
-
     from pathlib import Path
+
+    import bibtexparser
 
     formats = Path(__file__).parent / "data" / "formats"
     assert runner.invoke(app, ["ingest", str(formats), "-q"]).exit_code == 0
@@ -137,7 +137,9 @@ def test_filters_and_bibtex_from_the_command_line(env):
     none = runner.invoke(app, ["search", "routers", "--filter", "venue=ICML 1999"])
     assert none.exit_code == 0 and "No paper matches the filters (venue: icml 1999)" in none.output
     bad = runner.invoke(app, ["search", "routers", "--filter", "colour=red"])
-    assert bad.exit_code == 1 and "unknown filter key 'colour'" in bad.output and "Traceback" not in bad.output
+    assert (
+        bad.exit_code == 1 and "unknown filter key 'colour'" in bad.output and "Traceback" not in bad.output
+    )
 
     bib = runner.invoke(app, ["bibtex", "abc123XYZ", "arXiv:2405.01234", "abc123XYZ"])
     assert bib.exit_code == 0, bib.output

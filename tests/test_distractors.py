@@ -64,7 +64,10 @@ def test_the_report_names_the_items_lost_at_the_larger_index():
         _result("hybrid N=1000", 1000, "b", hit=0.0),
         _result("hybrid N=1000", 1000, "u", "unanswerable", abstained=False),
     ]
-    assert changed(results, 0, 1000) == {"lost_from_top5": ["hybrid: b"], "unanswerable_answered": ["hybrid: u"]}
+    assert changed(results, 0, 1000) == {
+        "lost_from_top5": ["hybrid: b"],
+        "unanswerable_answered": ["hybrid: u"],
+    }
     summary = {"configs": {"hybrid N=0": {"hit@5": 1.0}, "hybrid N=1000": {"hit@5": 0.5}},
                "distractors": scale_summary(results, {"max_cosine": 0.89})}  # fmt: skip
     text = "\n".join(section(summary))

@@ -54,7 +54,10 @@ def test_every_result_of_a_filtered_search_matches_the_filter(catalogue, embedde
     rng = random.Random(mode)
     checked = 0
     for _ in range(40):
-        choice = {"venue": rng.sample(VENUES, rng.randint(1, 2)), "status": rng.sample(STATUSES[:3], rng.randint(0, 2))}
+        choice = {
+            "venue": rng.sample(VENUES, rng.randint(1, 2)),
+            "status": rng.sample(STATUSES[:3], rng.randint(0, 2)),
+        }
         filters = flt.from_mapping(choice)
         query = f"{rng.choice(TOPICS)} method M{rng.randint(0, 119)} benchmarks"
         for r in search(query, store, embedder, k=8, mode=mode, filters=filters):
@@ -86,7 +89,10 @@ def test_an_index_from_before_filters_is_upgraded_in_place(tmp_path, store, embe
     store, rows = catalogue
     col = store.collection
     got = col.get(include=["metadatas"])
-    col.update(ids=got["ids"], metadatas=[{k: v for k, v in m.items() if not k.startswith("f_")} for m in got["metadatas"]])
+    col.update(
+        ids=got["ids"],
+        metadatas=[{k: v for k, v in m.items() if not k.startswith("f_")} for m in got["metadatas"]],
+    )
     meta = {k: v for k, v in col.metadata.items() if not k.startswith("hnsw:")}
     col.modify(metadata={**meta, "schema": 1})
     store._invalidate()
@@ -104,13 +110,15 @@ def test_an_index_from_before_filters_is_upgraded_in_place(tmp_path, store, embe
 def test_markdown_lists_every_cited_paper_once_and_bibtex_parses_back(indexed, embedder):
     import bibtexparser
 
-    from rag.export import bibtex, markdown, papers_bibtex
+    from rag.export import markdown, papers_bibtex
     from tests.conftest import make_pipeline
 
     reply = ("Knowledge entropy declines steadily as pretraining advances [1]. Lower entropy impairs "
              "knowledge acquisition [1]. Routing weights serve as embeddings [2].")  # fmt: skip
     pipeline, _ = make_pipeline(indexed, embedder, [reply], min_relevance=0.0)
-    answer = pipeline.ask("How does knowledge entropy change in pretraining, and do routing weights serve as embeddings?")
+    answer = pipeline.ask(
+        "How does knowledge entropy change in pretraining, and do routing weights serve as embeddings?"
+    )
     assert not answer.abstained and len({c.paper_id for c in answer.citations}) == 2
     text = markdown(answer)
     assert text.startswith("**Q:** How does knowledge entropy change")
@@ -133,7 +141,9 @@ def test_bibtex_escapes_what_would_break_an_entry():
     paper = Paper("x1", "a", title="100% {Braces} & Co_op", authors=["José Núñez", "B. Smith"], venue="ICLR 2025",
                   year=2025, status="oral", url="https://openreview.net/forum?id=x1")  # fmt: skip
     entry = bibtexparser.parse_string(bibtex([paper])).entries[0]
-    assert entry.entry_type == "inproceedings" and entry["booktitle"] == "ICLR 2025" and entry["year"] == "2025"
+    assert (
+        entry.entry_type == "inproceedings" and entry["booktitle"] == "ICLR 2025" and entry["year"] == "2025"
+    )
     assert entry["author"] == "José Núñez and B. Smith"
     assert entry.key == bibtex_key(paper) and entry.key.startswith("nunez2025braces_")
     arxiv = Paper("arXiv:1", "a", title="T", venue="arXiv", year=2024)

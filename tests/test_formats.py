@@ -31,7 +31,12 @@ def test_openreview_v2_notes_keep_their_metadata():
 def test_openreview_v1_plain_values_and_a_bad_line():
     papers, errors = _read("openreview_v1.jsonl")
     old = papers["v1paperAA"]
-    assert (old.title, old.venue, old.status, old.year) == ("An Old-Style Note", "ICLR 2020", "spotlight", 2020)
+    assert (old.title, old.venue, old.status, old.year) == (
+        "An Old-Style Note",
+        "ICLR 2020",
+        "spotlight",
+        2020,
+    )
     assert papers["v1paperBB"].status == "submitted" and papers["v1paperBB"].year == 2020
     assert [(e.line, "malformed JSON" in e.message) for e in errors] == [(3, True)]
 
@@ -57,7 +62,9 @@ def test_bibtex_entries_with_abstracts_and_the_rest_reported():
     assert paper.authors == ["Ada Lovelace", "Alan Turing"]
     assert (paper.venue, paper.year) == ("International Conference on Learning Representations", 2025)
     journal = papers["10.1234/jgl.2024.1"]
-    assert journal.venue == "Journal of Graph Learning" and journal.url == "https://doi.org/10.1234/jgl.2024.1"
+    assert (
+        journal.venue == "Journal of Graph Learning" and journal.url == "https://doi.org/10.1234/jgl.2024.1"
+    )
     messages = " | ".join(f"{e.line}: {e.message}" for e in errors)
     assert "'noabstract2020' has no abstract" in messages
     assert "unreadable BibTeX entry" in messages

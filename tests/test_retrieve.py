@@ -1,5 +1,4 @@
 import pytest
-
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from rag.retrieve import rrf, search

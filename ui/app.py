@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from rag import filters as flt
 from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, SourcesEvent, TokenEvent, Turn
 from rag.llm import LLMError
 from rag.settings import Settings
@@ -23,10 +24,38 @@ EXAMPLES = [
 ]
 CSS = """
 .cw-source { margin: 0.4em 0; padding: 0.3em 0.6em; border-left: 3px solid #8ab4f8; }
-.cw-notfound summary { cursor: pointer; color: #b06000; }
+.cw-notfound summary, .cw-details summary { cursor: pointer; color: #b06000; }
+.cw-details summary { color: #777; font-size: 0.85em; }
 .cw-cite { text-decoration: none; font-weight: 600; }
 .cw-preview mark { background: #fff3c4; }
+.cw-export button { margin: 0.5em 0.5em 0 0; padding: 0.15em 0.6em; border: 1px solid #bbb;
+                    border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
 """
+# The export buttons carry their text in data attributes (kept by Gradio's HTML sanitizer, unlike
+# inline handlers): one delegated listener copies the Markdown or downloads the BibTeX.
+HEAD = """<script>
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-cw-copy], button[data-cw-bibtex]");
+  if (!button) return;
+  event.preventDefault();
+  if (button.dataset.cwCopy !== undefined) {
+    const text = button.dataset.cwCopy;
+    try { await navigator.clipboard.writeText(text); }
+    catch (e) {
+      const area = document.createElement("textarea");
+      area.value = text; document.body.appendChild(area); area.select();
+      document.execCommand("copy"); area.remove();
+    }
+    const label = button.textContent; button.textContent = "Copied";
+    setTimeout(() => { button.textContent = label; }, 1500);
+  } else {
+    const blob = new Blob([button.dataset.cwBibtex], {type: "application/x-bibtex"});
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob); link.download = "citewise-references.bib";
+    document.body.appendChild(link); link.click(); link.remove();
+  }
+});
+</script>"""
 
 Message = dict[str, Any]
 
@@ -35,7 +64,7 @@ def _query_note(query: str) -> Message:
     return {
         "role": "assistant",
         "content": query,
-        "metadata": {"title": "🔎 Searched for (follow-up rewritten)"},
+        "metadata": {"title": "Searched for (follow-up rewritten)"},
     }
 
 
@@ -80,11 +109,15 @@ def respond(
     llm_choice: str,
     temperature: float,
     turns: list[Turn] | None,
+    venue: list[str] | None = None,
+    year: list[str] | None = None,
+    status: list[str] | None = None,
     *,
     pipeline: Pipeline,
 ) -> Iterator[tuple[list[Message], list[Turn]]]:
     """Yield (assistant messages, turns): sources first, then the streamed answer, then the
-    rendered answer with citations. Never raises: errors become a friendly message."""
+    rendered answer with citations. `venue`, `year` and `status` (the settings panel's choices)
+    keep the sources within them. Never raises: errors become a friendly message."""
     # The chat may have been cleared or retried: keep only turns that are still on screen.
     asked = sum(1 for m in history if m.get("role") == "user")
     turns = list(turns or [])[:asked]
@@ -92,9 +125,16 @@ def respond(
     question, query, results, text = message, message, [], ""
     previews: dict[str, str] = {}
     backend, model = parse_choice(llm_choice)
+    filters = flt.from_mapping({"venue": venue, "year": year, "status": status})
     try:
         for event in pipeline.stream(
-            message, history=turns, k=int(k), backend=backend, model=model, temperature=float(temperature)
+            message,
+            history=turns,
+            k=int(k),
+            backend=backend,
+            model=model,
+            temperature=float(temperature),
+            filters=filters,
         ):
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
@@ -110,17 +150,15 @@ def respond(
                 if not answer.error:
                     turns = [*turns, Turn(answer.question, answer)]
                 yield _reply(render_answer(answer, msg_id), query, question), turns
-    except InputError as exc:
-        yield [{"role": "assistant", "content": f"⚠️ {exc}"}], turns
-    except (StoreError, LLMError) as exc:
-        yield [{"role": "assistant", "content": f"⚠️ {exc}"}], turns
+    except (InputError, StoreError, LLMError) as exc:
+        yield [{"role": "assistant", "content": f"**Sorry:** {exc}"}], turns
     except Exception:  # the page must keep serving; the traceback goes to the server log
         log.exception("chat handler failed")
         yield (
             [
                 {
                     "role": "assistant",
-                    "content": "⚠️ Something went wrong while answering; "
+                    "content": "**Sorry:** something went wrong while answering; "
                     "the error was logged on the server. Please try again.",
                 }
             ],
@@ -128,10 +166,10 @@ def respond(
         )
 
 
-def status_line(pipeline: Pipeline) -> str:
+def status_line(pipeline: Pipeline, filters: flt.Filters | None = None) -> str:
     try:
         stats = pipeline.store.stats()
-        index = f"{stats['papers']} papers / {stats['chunks']} chunks"
+        index = f"{stats['papers']:,} papers / {stats['chunks']:,} chunks"
     except StoreError as exc:
         index = f"unavailable ({exc})"
     s = pipeline.settings
@@ -141,7 +179,23 @@ def status_line(pipeline: Pipeline) -> str:
         "ollama": f"Ollama {s.ollama_model}",
         "openai": f"OpenAI-compatible {s.openai_model}",
     }
-    return f"**Index:** {index} · **Embedder:** {pipeline.embedder.model_id} · **LLM:** {llm[s.llm_backend]}"
+    active = flt.describe(filters) or "none"
+    return (
+        f"**Index:** {index} · **Filters:** {active} · **Embedder:** {pipeline.embedder.model_id} · "
+        f"**LLM:** {llm[s.llm_backend]}"
+    )
+
+
+def header(pipeline: Pipeline, venue=None, year=None, status=None) -> str:
+    filters = flt.from_mapping({"venue": venue, "year": year, "status": status})
+    return "## citewise — ask the indexed papers\n" + status_line(pipeline, filters)
+
+
+def facets(pipeline: Pipeline) -> dict[str, list[str]]:
+    try:
+        return pipeline.store.facets()
+    except StoreError:
+        return {k: [] for k in flt.KEYS}
 
 
 def create_app(pipeline: Pipeline):
@@ -149,16 +203,34 @@ def create_app(pipeline: Pipeline):
 
     s = pipeline.settings
 
-    def chat_fn(message, history, k, llm_choice, temperature, turns):
-        yield from respond(message, history, k, llm_choice, temperature, turns, pipeline=pipeline)
+    def chat_fn(message, history, k, llm_choice, temperature, turns, venue, year, status):
+        yield from respond(message, history, k, llm_choice, temperature, turns, venue, year, status,
+                           pipeline=pipeline)  # fmt: skip
 
     def refresh_models():
         return gr.Dropdown(choices=llm_choices(s))
 
-    with gr.Blocks(title="citewise") as demo:
-        gr.Markdown("## citewise — ask the indexed papers\n" + status_line(pipeline), elem_id="cw-status")
+    def refresh_filters(venue, year, status):
+        values = facets(pipeline)
+        return (
+            gr.Dropdown(choices=values["venue"]),
+            gr.Dropdown(choices=values["year"]),
+            gr.Dropdown(choices=values["status"]),
+            header(pipeline, venue, year, status),
+        )
+
+    values = facets(pipeline)
+    # fill_height: the conversation takes the window's height, not a fixed box in the middle.
+    with gr.Blocks(title="citewise", fill_height=True) as demo:
+        status_md = gr.Markdown(header(pipeline), elem_id="cw-status")
         turns = gr.State([])
-        with gr.Accordion("Settings", open=False):
+        with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
+            with gr.Row():
+                venue = gr.Dropdown(values["venue"], multiselect=True, label="Venue", elem_id="cw-venue")
+                year = gr.Dropdown(values["year"], multiselect=True, label="Year", elem_id="cw-year")
+                status = gr.Dropdown(
+                    values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
+                )
             k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
             with gr.Row():
                 llm_choice = gr.Dropdown(
@@ -169,25 +241,30 @@ def create_app(pipeline: Pipeline):
                     scale=4,
                     elem_id="cw-model",
                 )
-                refresh = gr.Button("↻ list models", scale=1, size="sm")
+                refresh = gr.Button("List models again", scale=1, size="sm")
             temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
         gr.ChatInterface(
             chat_fn,
-            chatbot=gr.Chatbot(height=560, label="citewise", elem_id="cw-chat"),
-            additional_inputs=[k, llm_choice, temperature, turns],
+            chatbot=gr.Chatbot(label="citewise", elem_id="cw-chat", scale=1),
+            additional_inputs=[k, llm_choice, temperature, turns, venue, year, status],
             additional_outputs=[turns],
             # Only the question: the example buttons then sit in the empty chat, not in a table
             # of settings values.
-            examples=[[e, None, None, None, None] for e in EXAMPLES],
+            examples=[[e, None, None, None, None, None, None, None] for e in EXAMPLES],
             run_examples_on_click=True,
             cache_examples=False,
             api_name="chat",
+            fill_height=True,
             # One local model: queue questions (Gradio shows each user its queue position).
             concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
         )
-        # Ollama may be started after the page: list its models again on load and on demand.
+        for box in (venue, year, status):
+            box.change(lambda v, y, st: header(pipeline, v, y, st), [venue, year, status], status_md,
+                       api_name=False)  # fmt: skip
+        # Ollama may be started after the page, papers ingested meanwhile: list both again on load.
         refresh.click(refresh_models, outputs=llm_choice, api_name=False)
         demo.load(refresh_models, outputs=llm_choice, api_name=False)
+        demo.load(refresh_filters, [venue, year, status], [venue, year, status, status_md], api_name=False)
     return demo
 
 
@@ -203,6 +280,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
         share=settings.ui_share,
         auth=auth,
         css=CSS,
+        head=HEAD,
         prevent_thread_lock=not block,
         footer_links=["api"],
         quiet=not block,

@@ -7,6 +7,7 @@ import html
 import re
 
 from rag.citations import draft_preview, render_text
+from rag.export import bibtex, cited_papers, markdown
 from rag.types import Answer, Citation, SearchResult
 
 _CONTEXT = 160
@@ -49,7 +50,7 @@ def render_sources_pending(results: list[SearchResult], previews: dict[str, str]
 def render_streaming(text: str, results: list[SearchResult], previews: dict[str, str] | None = None) -> str:
     """The draft as the model writes it: no citation marks yet, since none is checked."""
     return (
-        f"<sub>Draft — being checked against the sources</sub>\n\n{esc(draft_preview(text))}▌"
+        f"<sub>Draft — being checked against the sources</sub>\n\n{esc(draft_preview(text))} …"
         f"\n\n---\n{render_sources_pending(results, previews)}"
     )
 
@@ -82,11 +83,34 @@ def _passage_html(c: Citation, abstract: str) -> str:
     return f"<mark>{html.escape(c.passage)}</mark>"
 
 
+def _attribute(text: str) -> str:
+    """Text for an HTML attribute that sits on one line: Gradio's Markdown ends an HTML block at a
+    blank line, so line breaks travel as character references."""
+    return html.escape(text, quote=True).replace("\n", "&#10;")
+
+
+def render_export(answer: Answer) -> str:
+    """The answer's "Copy as Markdown" and "Download BibTeX (cited papers)" buttons (ui/app.py's
+    HEAD script acts on them)."""
+    papers = [p for _, p in cited_papers(answer)]
+    buttons = f'<button data-cw-copy="{_attribute(markdown(answer))}">Copy as Markdown</button>'
+    if papers:
+        buttons += (
+            f'<button data-cw-bibtex="{_attribute(bibtex(papers))}">Download BibTeX (cited papers)</button>'
+        )
+    return f'\n\n<div class="cw-export">{buttons}</div>\n'
+
+
+def _details(text: str) -> str:
+    """Internal details (source file, scores) behind a small toggle."""
+    return f'<details class="cw-details"><summary>details</summary><small>{text}</small></details>'
+
+
 def render_answer(answer: Answer, msg_id: str) -> str:
     abstracts = {r.paper.id: r.paper.abstract for r in answer.retrieved}
     if answer.error:
         body = (
-            f"⚠️ **The language model failed:** {esc(answer.error)}\n\n"
+            f"**The language model failed:** {esc(answer.error)}\n\n"
             "The sources below were found for your question."
         )
         return body + "\n\n---\n" + render_closest(answer.retrieved)
@@ -109,14 +133,14 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         lines.append(
             f'<div id="{_anchor(msg_id, c.number)}" class="cw-source"><b>[{c.number}]</b> '
             f"{_link(c.url, html.escape(c.title))}<br><small>{_passage_html(c, abstracts.get(c.paper_id, ''))}"
-            f"</small><br><small>from {html.escape(origin)} · support {c.score:.2f}</small></div>\n"
+            f"</small>{_details(f'from {html.escape(origin)} · support {c.score:.2f}')}</div>\n"
         )
     if answer.invented_citations:
         lines.append(
             f"<sub>{answer.invented_citations} citation(s) to sources that were never "
             "offered were removed.</sub>"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) + render_export(answer)
 
 
 def render_closest(results: list[SearchResult]) -> str:
@@ -124,7 +148,7 @@ def render_closest(results: list[SearchResult]) -> str:
         return "_The index returned no papers._"
     items = "\n".join(
         f"{r.rank}. {_link(r.paper.url, esc(r.paper.display_title))} "
-        f"<small>({esc(', '.join(r.paper.sources))})</small>"
+        + _details(html.escape(", ".join(r.paper.sources)))
         for r in results
     )
     return f"**Closest papers**\n\n{items}"

@@ -49,12 +49,26 @@ def _ask(page, text: str, answers_before: int) -> None:
     )
 
 
+# Records when the evidence preview and the first draft token first appear in the chat.
+WATCH = """() => {
+  window.cwSeen = {};
+  const chat = document.querySelector('#cw-chat');
+  new MutationObserver(() => {
+    const now = performance.now();
+    if (!window.cwSeen.preview && chat.querySelector('.cw-preview')) window.cwSeen.preview = now;
+    if (!window.cwSeen.draft && chat.innerText.includes('Draft — being checked')) window.cwSeen.draft = now;
+  }).observe(chat, {subtree: true, childList: true, characterData: true});
+}"""
+
+
 def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1100, "height": 1200})
+        context = browser.new_context(viewport={"width": 1100, "height": 1200}, accept_downloads=True)
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.rstrip("/"))
+        page = context.new_page()
         page.goto(server, wait_until="load")
         page.wait_for_selector("#cw-status", timeout=60_000)
         assert "papers" in page.locator("#cw-status").inner_text()
@@ -62,26 +76,84 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         page.locator("#cw-chat").get_by_text(EXAMPLES[0]).first.wait_for(state="visible", timeout=30_000)
         assert page.locator("table:visible", has_text=EXAMPLES[0]).count() == 0
 
+        page.evaluate(WATCH)
         _ask(page, "How many time points are in the Time-300B dataset used to pre-train Time-MoE?", 0)
         chat = page.locator("#cw-chat")
+        seen = page.evaluate("window.cwSeen")
+        # The evidence is on screen before the model's first word.
+        assert seen.get("preview") and seen.get("draft") and seen["preview"] < seen["draft"], seen
         cite = chat.locator("a.cw-cite").first
         assert cite.is_visible()
         target = cite.get_attribute("href")
         assert target.startswith("#cw-") and chat.locator(target).count() == 1
         assert "Time-MoE" in chat.locator(target).inner_text()
         assert "300" in chat.inner_text()
-        # The README's picture is rewritten only when asked (`make screenshot`): tests leave the tree clean.
-        shot = (
-            ROOT / "docs" / "screenshot.png"
-            if request.config.getoption("--screenshot")
-            else tmp_path / "s.png"
-        )
-        page.screenshot(path=str(shot), full_page=True)
-        assert shot.stat().st_size > 10_000
+        _check_exports(page, tmp_path, must_cite="Time-MoE")
 
         n_sources = chat.locator(".cw-source").count()
         _ask(page, "How many parameters does it scale to?", n_sources)
         text = chat.inner_text()
         assert "Time-MoE" in text.split("How many parameters does it scale to?")[-1]
         assert "2.4" in text.split("How many parameters does it scale to?")[-1]
+        browser.close()
+
+
+ORALS = {
+    "Knowledge Entropy Decay during Language Model Pretraining Hinders New Knowledge Acquisition",
+    "Your Mixture-of-Experts LLM Is Secretly an Embedding Model for Free",
+    "Data Selection via Optimal Control for Language Models",
+    "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning",
+}  # the seed papers whose status is "ICLR 2025 Oral" (seeds/papers.jsonl)
+
+
+def _check_exports(page, tmp_path, must_cite: str) -> None:
+    """The last answer's "Copy as Markdown" fills the clipboard with the answer and its numbered
+    references; "Download BibTeX (cited papers)" saves a file that parses back."""
+    import bibtexparser
+
+    last = page.locator("#cw-chat .cw-export").last
+    last.get_by_role("button", name="Copy as Markdown").click()
+    markdown = page.evaluate("navigator.clipboard.readText()")
+    assert markdown.startswith("**Q:**") and "**References**" in markdown and must_cite in markdown
+    with page.expect_download() as download:
+        last.get_by_role("button", name="Download BibTeX (cited papers)").click()
+    path = tmp_path / "refs.bib"
+    download.value.save_as(path)
+    library = bibtexparser.parse_string(path.read_text())
+    assert library.entries and not library.failed_blocks
+    assert any(must_cite in e["title"] for e in library.entries)
+
+
+def test_a_filter_and_a_full_height_page(server, request, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-status", timeout=60_000)
+        chat_box = page.locator("#cw-chat").bounding_box()
+        assert chat_box["height"] >= 0.55 * 900, chat_box  # the conversation uses the window
+
+        page.get_by_text("Settings and filters").click()
+        field = page.locator("#cw-status-filter input")
+        field.click()
+        page.get_by_role("option", name="oral").click()
+        page.keyboard.press("Escape")
+        page.wait_for_function("document.querySelector('#cw-status').innerText.includes('status: oral')")
+        page.get_by_text("Settings and filters").click()
+
+        _ask(page, "Which papers study how pretraining data is selected or how knowledge is acquired?", 0)
+        links = page.locator("#cw-chat a[target=_blank]")  # the sources' titles (one question asked)
+        titles = [t.strip() for t in links.all_inner_texts() if t.strip()]
+        assert titles and set(titles) <= ORALS, titles
+
+        # The README's picture is rewritten only when asked (`make screenshot`): tests leave the tree clean.
+        shot = (
+            ROOT / "docs" / "screenshot.png"
+            if request.config.getoption("--screenshot")
+            else tmp_path / "f.png"
+        )
+        page.screenshot(path=str(shot))
+        assert shot.stat().st_size > 10_000
         browser.close()

@@ -15,7 +15,7 @@ import atexit
 llm = LlamaCppLLM(shipped_model_path("smollm2", Path("data/models")))
 print(llm.complete([{"role": "user", "content": "hi"}], max_tokens=3))
 atexit._run_exitfuncs()  # what the interpreter runs at exit, before it tears modules down
-print("closed" if llm._llama is None else "still loaded")
+print("closed" if not llm._contexts else "still loaded")
 """
 
 
