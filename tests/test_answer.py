@@ -66,7 +66,7 @@ def test_quantity_the_sources_never_mention_is_refused_without_generation(indexe
     pipeline, llm = make_pipeline(indexed, embedder, [])
     answer = pipeline.ask("How many GPUs were used to study knowledge entropy?")
     assert answer.abstained and "GPUs" in answer.abstain_reason and not llm.prompts
-    assert answer.abstain_code == "unstated_quantity"
+    assert answer.abstain_code == "unstated_focus"
     assert unstated_focus("How many nodes can the graph transformer handle?", [PAPERS[2]["abstract"]]) == []
     assert unstated_focus("How much does it improve?", ["anything"]) == []
 

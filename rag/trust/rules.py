@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from rag.trust.answers import Checked
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = ("low_relevance", "unstated_quantity", "model_declined", "no_supported_sentence", "judged_unanswered")
-PRE_GENERATION_RULES = ("low_relevance", "unstated_quantity")
+RULES = ("low_relevance", "unstated_focus", "model_declined", "no_supported_sentence", "judged_unanswered")
+PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 
 REFUSAL = "The indexed papers do not answer this."
 REASONS = {
     "low_relevance": "no indexed passage is close enough to the question",
-    "unstated_quantity": "the sources never mention what the question counts",
+    "unstated_focus": "the sources never mention what the question asks for",
     "model_declined": "the model found no answer in the sources",
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
     "judged_unanswered": "the checked answer does not give what the question asks for",
@@ -115,9 +115,9 @@ class Trust:
         """The refusal before generating, if a rule makes one."""
         if self.on("low_relevance") and relevance < self.min_relevance:
             return Refusal("low_relevance", f"(best {relevance:.2f} < {self.min_relevance:.2f})")
-        missing = unstated_focus(question, abstracts) if self.on("unstated_quantity") else []
+        missing = unstated_focus(question, abstracts) if self.on("unstated_focus") else []
         if missing:
-            return Refusal("unstated_quantity", f"({' '.join(missing)!r})")
+            return Refusal("unstated_focus", f"({' '.join(missing)!r})")
         return None
 
     def after_generation(
@@ -161,17 +161,28 @@ def trust_from_settings(settings) -> Trust:
 
 
 _QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
+# "What batch size did ...", "Which optimizer does ...": the attribute asked for, before the verb.
+_ATTRIBUTE = re.compile(
+    r"\b(?:what|which)\s+((?:[\w-]+\s){0,2}?[\w-]+)\s+(?:does|did|do|is|was|are|were|has|have|can|could)\b", re.I
+)
 
 
 def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
-    """For "how many X" / "how much X": the words of X that no text contains."""
-    m = _QUANTITY.search(question)
-    if not m:
-        return []
-    focus = []
-    for word in m.group(1).split():
-        if word.lower() in tx.STOP_WORDS:
-            break
-        focus.append(word)
+    """What the question asks for that no text mentions: for "how many X" / "how much X", the words
+    of X; for "what X does ..." / "which X did ...", the head of X (its last word: "base models" is
+    about models). A paper that never mentions an optimizer cannot say which one it uses."""
     stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
-    return [w for w in focus if not tx.content_words(w) <= stated]
+    m = _QUANTITY.search(question)
+    if m:
+        focus = []
+        for word in m.group(1).split():
+            if word.lower() in tx.STOP_WORDS:
+                break
+            focus.append(word)
+        return [w for w in focus if not tx.content_words(w) <= stated]
+    m = _ATTRIBUTE.search(question)
+    if m:
+        words = [w for w in m.group(1).split() if w.lower() not in tx.STOP_WORDS | tx.META_WORDS]
+        head = words[-1:] if words and not tx.is_name(words[-1]) else []
+        return [w for w in head if not tx.content_words(w) <= stated]
+    return []
