@@ -146,7 +146,7 @@ def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embed
 
 def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The team used 512 TPUs over 9 weeks."])
-    answer = pipeline.ask("What hardware did the knowledge entropy study use?")
+    answer = pipeline.ask("Tell me about the hardware behind the knowledge entropy study.")
     assert answer.abstained and answer.abstain_code == "no_supported_sentence"
     assert "the numbers 512, 9 are not in" in answer.removed[0].checks[0].detail
     # A draft that only points at its source names the paper: the title carries the answer.
