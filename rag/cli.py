@@ -276,13 +276,24 @@ def _print_claim(result) -> None:
 
 @app.command()
 def models(
-    name: str = typer.Argument(None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL)."),
+    name: str = typer.Argument(
+        None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL), or embedder: the ONNX files."
+    ),
 ) -> None:
-    """Assemble and verify a shipped GGUF model (done automatically on first use)."""
+    """Assemble and verify a shipped GGUF model (done automatically on first use), or build the
+    ONNX embedder (fp32 and int8) from the shipped MiniLM weights."""
     from rag.llm import LLMError
     from rag.llm.models import shipped_model_path
 
     settings = _settings()
+    if name == "embedder":
+        from rag.embedding import onnx_dir
+        from rag.onnx_embedding import export
+
+        _quiet_libraries()
+        for path in export(onnx_dir(settings)):
+            typer.echo(f"embedder: {path}")
+        return
     try:
         path = shipped_model_path(name or settings.model, settings.models_dir)
     except LLMError as exc:

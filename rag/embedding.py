@@ -87,14 +87,28 @@ class SentenceTransformerEmbedder(Embedder):
         return len(self.model.tokenizer.tokenize(text))
 
 
-_CACHE: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+_CACHE: dict[tuple[str, int, str], Embedder] = {}
 
 
-def embedder_from_settings(settings: Settings) -> SentenceTransformerEmbedder:
-    """One loaded model per process and path: loading costs seconds and ~100 MB."""
-    key = (str(settings.embed_model or ""), settings.torch_threads)
+def embedder_from_settings(settings: Settings) -> Embedder:
+    """One loaded model per process, path and backend: loading costs seconds and ~100 MB."""
+    key = (str(settings.embed_model or ""), settings.torch_threads, settings.embed_backend)
     if key not in _CACHE:
-        _CACHE[key] = SentenceTransformerEmbedder(
-            settings.embed_model, threads=settings.torch_threads, batch_size=settings.embed_batch_size
-        )
+        if settings.embed_backend == "torch" or settings.embed_model:
+            _CACHE[key] = SentenceTransformerEmbedder(
+                settings.embed_model, threads=settings.torch_threads, batch_size=settings.embed_batch_size
+            )
+        else:
+            from rag.onnx_embedding import OnnxEmbedder
+
+            _CACHE[key] = OnnxEmbedder(
+                onnx_dir(settings),
+                int8=settings.embed_backend == "onnx-int8",
+                threads=settings.torch_threads,
+                batch_size=settings.embed_batch_size,
+            )
     return _CACHE[key]
+
+
+def onnx_dir(settings: Settings) -> Path:
+    return settings.models_dir / "all-MiniLM-L6-v2-onnx"

@@ -163,7 +163,8 @@ def trust_from_settings(settings) -> Trust:
 _QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
 # "What batch size did ...", "Which optimizer does ...": the attribute asked for, before the verb.
 _ATTRIBUTE = re.compile(
-    r"\b(?:what|which)\s+((?:[\w-]+\s){0,2}?[\w-]+)\s+(?:does|did|do|is|was|are|were|has|have|can|could)\b", re.I
+    r"\b(?:what|which)\s+((?:[\w-]+\s){0,2}?[\w-]+)\s+(?:does|did|do|is|was|are|were|has|have|can|could)\b",
+    re.I,
 )
 
 
