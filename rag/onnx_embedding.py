@@ -84,7 +84,9 @@ class OnnxEmbedder(Embedder):
             from tokenizers import Tokenizer
 
             self._counter = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
-            self._counter.no_truncation()  # the file carries a truncation setting of its own
+            # The file carries truncation and padding settings of its own: a count needs neither.
+            self._counter.no_truncation()
+            self._counter.no_padding()
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 
 
