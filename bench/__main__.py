@@ -144,11 +144,33 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"size must be 1k, 10k, 100k or a number, not {text!r}") from None
 
 
+SECTIONS = ("ingest", "search", "answers", "cold", "embedders", "scale")
+
+
+def write_sections(path: Path, blocks: dict[str, list[str]], head: list[str]) -> str:
+    """Replace each named block of the report (between `<!-- bench:NAME -->` markers) and keep the
+    others: sections measured in different runs (the 100k row takes hours) live side by side, each
+    with the date and command of its own run."""
+    import re
+
+    text = path.read_text() if path.exists() else ""
+    for name, lines in blocks.items():
+        block = f"<!-- bench:{name} -->\n" + "\n".join(lines).rstrip() + f"\n<!-- /bench:{name} -->"
+        pattern = re.compile(rf"<!-- bench:{name} -->.*?<!-- /bench:{name} -->", re.S)
+        text = pattern.sub(lambda _, b=block: b, text) if pattern.search(text) else text.rstrip() + "\n\n" + block
+    body = re.sub(r"\A.*?(?=<!-- bench:)", "", text, flags=re.DOTALL)
+    text = "\n".join(head) + "\n" + body.strip() + "\n"
+    path.write_text(text)
+    return text
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--size", type=parse_size, default=10_000,
                         help="largest synthetic corpus: 1k, 10k, 100k or N; every smaller standard size runs too")  # fmt: skip
     parser.add_argument("--models", nargs="*", default=["qwen1.5b", "qwen0.5b"])
+    parser.add_argument("--only", nargs="*", choices=SECTIONS, default=list(SECTIONS),
+                        help="measure these sections and replace them in the report, keeping the others")  # fmt: skip
     parser.add_argument("--quick", action="store_true",
                         help="CI smoke run: 300 synthetic papers, SmolLM2 only, to a temporary report")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="report file (default docs/benchmarks.md)")
@@ -163,24 +185,43 @@ def main() -> None:
         if args.quick
         else ROOT / "docs" / "benchmarks.md"
     )
+    only = set(args.only)
+    command = ".venv/bin/python -m bench " + ("--quick" if args.quick else f"--size {args.size}")
+    if only != set(SECTIONS):
+        command += " --only " + " ".join(sorted(only))
+    stamp = f"<sub>Measured {time.strftime('%Y-%m-%d')}: `{command}`</sub>"
+    blocks: dict[str, list[str]] = {}
     data = Path(tempfile.mkdtemp(prefix="citewise-bench-"))
     try:
-        body = bench_ingest(data) + bench_search(data) + bench_answers(data, models)
-        body += bench_cold_start(data, models[0])
+        if only & {"ingest", "search", "answers", "cold"}:
+            ingest_lines = bench_ingest(data)  # the seeds index every later section uses
+            if "ingest" in only:
+                blocks["ingest"] = ingest_lines
+        if "search" in only:
+            blocks["search"] = bench_search(data)
+        if "answers" in only:
+            blocks["answers"] = bench_answers(data, models)
+        if "cold" in only:
+            blocks["cold"] = bench_cold_start(data, models[0])
     finally:
         shutil.rmtree(data, ignore_errors=True)
-    body += bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
-    command = ".venv/bin/python -m bench " + ("--quick" if args.quick else f"--size {args.size}")
+    if "embedders" in only:
+        from bench.embedders import bench_embedders
+        from bench.scale import corpus_texts
+
+        blocks["embedders"] = bench_embedders(Settings(models_path=ROOT / "data" / "models"), corpus_texts(200))
+    if "scale" in only:
+        blocks["scale"] = bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
+    blocks = {name: lines + [stamp, ""] for name, lines in blocks.items()}
     head = [
         "# Benchmarks",
         "",
-        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, 2 cores, Python "
-        f"{platform.python_version()}, CPU only. Reproduce: `{command}` "
-        "(writes this file). One run; medians and ratios are within that run.",
+        f"On {platform.machine()}, 2 cores, Python {platform.python_version()}, CPU only. Each section "
+        "says when and with which command it was measured (`python -m bench --only SECTION` measures "
+        "one again and keeps the rest). One run per section; medians and ratios are within that run.",
         "",
     ]
-    out.write_text("\n".join(head + body))
-    print("\n".join(head + body))
+    print(write_sections(out, blocks, head))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from eval.gold import DEFAULT_GOLD, GoldItem, load_gold
 from rag.answer import Pipeline
 from rag.ingest import dedupe, ingest
 from rag.readers import read_paths
-from rag.store import store_from_settings
+from rag.store import StaleIndexError, store_from_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -76,14 +76,15 @@ def pipeline_with(
         update={"data_dir": path.parent, "chroma_path": None, "chroma_url": None}
     )
     store = store_from_settings(settings, base.embedder)
-    summary = ingest(
-        [SEEDS, path],
-        store,
-        base.embedder,
-        chunk_tokens=settings.chunk_tokens,
-        overlap_sentences=settings.chunk_overlap_sentences,
-        progress=progress,
-    )
+
+    def build(rebuild: bool):
+        return ingest([SEEDS, path], store, base.embedder, chunk_tokens=settings.chunk_tokens,
+                      overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress)  # fmt: skip
+
+    try:
+        summary = build(False)
+    except StaleIndexError:  # built with another embedder or chunking: this index is ours to redo
+        summary = build(True)
     stats = stats | {"index_papers": summary.papers, "ingest_s": round(summary.seconds, 1)}
     return Pipeline(settings, store=store, embedder=base.embedder, llm=base._llm), stats
 
