@@ -157,7 +157,11 @@ def write_sections(path: Path, blocks: dict[str, list[str]], head: list[str]) ->
     for name, lines in blocks.items():
         block = f"<!-- bench:{name} -->\n" + "\n".join(lines).rstrip() + f"\n<!-- /bench:{name} -->"
         pattern = re.compile(rf"<!-- bench:{name} -->.*?<!-- /bench:{name} -->", re.S)
-        text = pattern.sub(lambda _, b=block: b, text) if pattern.search(text) else text.rstrip() + "\n\n" + block
+        text = (
+            pattern.sub(lambda _, b=block: b, text)
+            if pattern.search(text)
+            else text.rstrip() + "\n\n" + block
+        )
     body = re.sub(r"\A.*?(?=<!-- bench:)", "", text, flags=re.DOTALL)
     text = "\n".join(head) + "\n" + body.strip() + "\n"
     path.write_text(text)
@@ -209,7 +213,9 @@ def main() -> None:
         from bench.embedders import bench_embedders
         from bench.scale import corpus_texts
 
-        blocks["embedders"] = bench_embedders(Settings(models_path=ROOT / "data" / "models"), corpus_texts(200))
+        blocks["embedders"] = bench_embedders(
+            Settings(models_path=ROOT / "data" / "models"), corpus_texts(200)
+        )
     if "scale" in only:
         blocks["scale"] = bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
     blocks = {name: lines + [stamp, ""] for name, lines in blocks.items()}

@@ -236,7 +236,10 @@ def bench_scale(sizes: list[int], plot_dir: Path | None) -> list[str]:
                   f"{r['server_hit@5']:.2f}."]  # fmt: skip
     if len(rows) >= 2:
         big, ref = rows[-1], next((r for r in rows if r["n"] == SERVER_AT), rows[-2])
-        lines += ["", f"Peak RSS at {big['n']:,} / at {ref['n']:,}: {big['peak_rss_mb'] / ref['peak_rss_mb']:.2f}."]
+        lines += [
+            "",
+            f"Peak RSS at {big['n']:,} / at {ref['n']:,}: {big['peak_rss_mb'] / ref['peak_rss_mb']:.2f}.",
+        ]
     lines.append("")
     if plot_dir is not None and len(rows) >= 2:
         lines += _plots(rows, plot_dir)

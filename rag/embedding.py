@@ -99,8 +99,9 @@ def embedder_from_settings(settings: Settings) -> Embedder:
                 settings.embed_model, threads=settings.torch_threads, batch_size=settings.embed_batch_size
             )
         else:
-            from rag.onnx_embedding import OnnxEmbedder
+            from rag.onnx_embedding import OnnxEmbedder, export
 
+            export(onnx_dir(settings))  # built once from the shipped weights (make install does it)
             _CACHE[key] = OnnxEmbedder(
                 onnx_dir(settings),
                 int8=settings.embed_backend == "onnx-int8",

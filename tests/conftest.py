@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from tests.fakes import FakeEmbedder, FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
+# Tests index into temporary data folders; the models `make install` built live in ./data/models.
+os.environ.setdefault("RAG_MODELS_PATH", str(ROOT / "data" / "models"))
 
 PAPERS = [
     {

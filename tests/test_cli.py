@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rag.cli import app
-from tests.conftest import write_jsonl
+from tests.conftest import ROOT, write_jsonl
 
 runner = CliRunner()
 pytestmark = pytest.mark.integration  # the real embedding model
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.integration  # the real embedding model
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAG_MODELS_PATH", str(tmp_path / "models"))
+    monkeypatch.setenv("RAG_MODELS_PATH", str(ROOT / "data" / "models"))  # built by make install
     folder = tmp_path / "in"
     folder.mkdir()
     write_jsonl(

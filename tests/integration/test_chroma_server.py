@@ -47,3 +47,30 @@ def test_chroma_server_down_is_a_clear_error(tmp_path):
     settings = Settings(data_dir=tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}")
     with pytest.raises(StoreError, match="Cannot open the Chroma index"):
         store_from_settings(settings, embedder_from_settings(settings)).stats()
+
+
+def test_filters_hold_against_a_chroma_server(tmp_path, chroma_url):
+    from rag.filters import parse
+
+    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, collection="filtered")
+    pipeline = Pipeline(settings)
+    store = store_from_settings(settings, pipeline.embedder)
+    ingest([SEEDS], store, pipeline.embedder, chunk_tokens=settings.chunk_tokens)
+    status = {
+        p.id: p.status
+        for p in pipeline.store.papers(
+            [m["paper_id"] for _, m, _ in store.iter_chunks(include_documents=False)]
+        ).values()
+    }
+    assert sorted(set(status.values())) == ["oral", "poster", "spotlight"]
+    for query in [
+        "language model pretraining data",
+        "low-rank adaptation",
+        "mixture of experts",
+        "bird sounds",
+    ]:
+        for wanted in (["status=oral"], ["status=spotlight", "status=oral"]):
+            filters = parse(wanted)
+            results = pipeline.search(query, 5, filters=filters)
+            assert results and all(status[r.paper.id] in filters["status"] for r in results)
+    assert set(store.facets()["status"]) == {"oral", "poster", "spotlight"}

@@ -37,7 +37,9 @@ def test_fp32_matches_torch_and_int8_is_close_but_its_own(folder):
     assert 0.98 < cosines.min() and cosines.max() < 0.99999  # close, yet not the same vectors
     assert fp32.model_id == SentenceTransformerEmbedder().model_id != int8.model_id
     assert fp32.count_tokens(TEXTS[1]) > fp32.window  # counted with the real tokenizer
-    assert [fp32.count_tokens(t) for t in TEXTS] == [SentenceTransformerEmbedder().count_tokens(t) for t in TEXTS]
+    assert [fp32.count_tokens(t) for t in TEXTS] == [
+        SentenceTransformerEmbedder().count_tokens(t) for t in TEXTS
+    ]
 
 
 def test_a_search_with_the_onnx_embedder_never_imports_torch(folder, seed_dir):
