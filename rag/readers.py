@@ -273,7 +273,12 @@ def _reader(path: Path):
             json.loads(head.split("\n", 1)[0])
             return _READERS[".jsonl"]
         except json.JSONDecodeError:
+            pass
+        try:  # one JSON document over several lines
+            json.loads(_read_text(path))
             return _READERS[".json"]
+        except (json.JSONDecodeError, ValueError):
+            pass  # neither: the extension's reader reports what is wrong, line by line
     if formats.looks_like_bibtex(head):
         return _READERS[".bib"]
     return _READERS[suffix]
