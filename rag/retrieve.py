@@ -13,7 +13,8 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from rag import filters as flt
 from rag import text as tx
 from rag.embedding import Embedder
-from rag.store import Store, stored_chunk
+from rag.records import stored_chunk
+from rag.store import Store
 from rag.types import Passage, SearchResult
 
 DENSE_SIM = "dense_similarity"

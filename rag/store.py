@@ -15,12 +15,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from rag import filters as flt
+from rag.records import chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
 
 log = logging.getLogger(__name__)
@@ -39,15 +39,6 @@ class StoreError(RuntimeError):
 
 class StaleIndexError(StoreError):
     """The index was built with other embedding or chunking settings."""
-
-
-@dataclass
-class StoredChunk:
-    chunk: Chunk
-    paper_id: str
-    title: str
-    url: str
-    sources: list[str]
 
 
 def _client(chroma_dir: Path, chroma_url: str | None):
@@ -348,59 +339,6 @@ class Store:
                     index.save(self.keyword_dir, stamp)
             self._keyword, self._keyword_stamp = index, stamp
             return index
-
-
-def chunk_meta(paper: Paper, paper_hash: str, chunk: Chunk) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "paper_id": paper.id,
-        "paper_hash": paper_hash,
-        "position": chunk.position,
-        "start": chunk.start,
-        "end": chunk.end,
-        "title": paper.title,
-        "url": paper.url,
-        "sources": json.dumps(paper.sources),
-        **flt.fields(paper),
-    }
-    if chunk.position == 0:
-        # The full record rides on the first chunk, so search needs no second store.
-        meta["paper"] = json.dumps(
-            {
-                "id": paper.id,
-                "abstract": paper.abstract,
-                "title": paper.title,
-                "url": paper.url,
-                "authors": paper.authors,
-                "year": paper.year,
-                "venue": paper.venue,
-                "status": paper.status,
-                "sources": paper.sources,
-                "extra": paper.extra,
-            },
-            ensure_ascii=False,
-            default=str,
-        )
-    return meta
-
-
-def paper_from_meta(meta: dict[str, Any]) -> Paper:
-    return Paper(**json.loads(meta["paper"]))
-
-
-def stored_chunk(meta: dict[str, Any], doc: str | None) -> StoredChunk:
-    text = doc or ""
-    # Documents hold "title. chunk" (what was embedded); offsets recover the chunk alone.
-    length = int(meta["end"]) - int(meta["start"])
-    chunk = Chunk(
-        meta["paper_id"],
-        int(meta["position"]),
-        text[len(text) - length :],
-        int(meta["start"]),
-        int(meta["end"]),
-    )
-    return StoredChunk(
-        chunk, meta["paper_id"], meta.get("title", ""), meta.get("url", ""), json.loads(meta["sources"])
-    )
 
 
 def store_from_settings(settings, embedder) -> Store:

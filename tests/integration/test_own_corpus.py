@@ -82,7 +82,7 @@ def test_three_formats_in_one_ingest_found_by_title(tmp_path):
     papers = {}
     for _, meta, _ in store.iter_chunks(include_documents=False):
         if meta.get("position") == 0:
-            from rag.store import paper_from_meta
+            from rag.records import paper_from_meta
 
             papers[meta["paper_id"]] = paper_from_meta(meta)
     assert len(papers) == 3 * PER_FORMAT
