@@ -97,8 +97,8 @@ def test_every_answer_carries_its_exports_and_hides_internal_details(indexed, em
         indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
     )
     final = _run(pipeline, "How does knowledge entropy change during pretraining?")[-1][0][-1]["content"]
-    copy = re.search(r'data-cw-copy="([^"]*)"', final)
-    bib = re.search(r'data-cw-bibtex="([^"]*)"', final)
+    copy = re.search(r'<pre class="cw-md">([^<]*)</pre>', final)
+    bib = re.search(r'<pre class="cw-bibtex">([^<]*)</pre>', final)
     assert copy and bib and ">Copy as Markdown<" in final and ">Download BibTeX (cited papers)<" in final
     markdown = html_lib.unescape(copy.group(1))
     assert "**References**" in markdown and "[1] Knowledge Entropy Decay." in markdown

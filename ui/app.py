@@ -33,29 +33,33 @@ CSS = """
 """
 # The export buttons carry their text in data attributes (kept by Gradio's HTML sanitizer, unlike
 # inline handlers): one delegated listener copies the Markdown or downloads the BibTeX.
-HEAD = """<script>
-document.addEventListener("click", async (event) => {
-  const button = event.target.closest("button[data-cw-copy], button[data-cw-bibtex]");
-  if (!button) return;
-  event.preventDefault();
-  if (button.dataset.cwCopy !== undefined) {
-    const text = button.dataset.cwCopy;
-    try { await navigator.clipboard.writeText(text); }
-    catch (e) {
-      const area = document.createElement("textarea");
-      area.value = text; document.body.appendChild(area); area.select();
-      document.execCommand("copy"); area.remove();
+JS = """() => {
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib");
+    if (!button) return;
+    event.preventDefault();
+    const box = button.closest(".cw-export");
+    if (button.classList.contains("cw-copy")) {
+      const text = box.querySelector("pre.cw-md").textContent;
+      try {
+        await navigator.clipboard.writeText(text);
+      } catch (e) {  // no clipboard permission: the old way
+        const area = document.createElement("textarea");
+        area.value = text; document.body.appendChild(area); area.select();
+        document.execCommand("copy"); area.remove();
+      }
+      const label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(() => { button.textContent = label; }, 1500);
+    } else {
+      const blob = new Blob([box.querySelector("pre.cw-bibtex").textContent], {type: "application/x-bibtex"});
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = "citewise-references.bib";
+      document.body.appendChild(link); link.click(); link.remove();
     }
-    const label = button.textContent; button.textContent = "Copied";
-    setTimeout(() => { button.textContent = label; }, 1500);
-  } else {
-    const blob = new Blob([button.dataset.cwBibtex], {type: "application/x-bibtex"});
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob); link.download = "citewise-references.bib";
-    document.body.appendChild(link); link.click(); link.remove();
-  }
-});
-</script>"""
+  }, true);  // capture: nothing inside the chat can stop it first
+}"""
 
 Message = dict[str, Any]
 
@@ -280,7 +284,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
         share=settings.ui_share,
         auth=auth,
         css=CSS,
-        head=HEAD,
+        js=JS,
         prevent_thread_lock=not block,
         footer_links=["api"],
         quiet=not block,

@@ -83,22 +83,26 @@ def _passage_html(c: Citation, abstract: str) -> str:
     return f"<mark>{html.escape(c.passage)}</mark>"
 
 
-def _attribute(text: str) -> str:
-    """Text for an HTML attribute that sits on one line: Gradio's Markdown ends an HTML block at a
-    blank line, so line breaks travel as character references."""
+def _one_line(text: str) -> str:
+    """Escaped text on one line: Gradio's Markdown ends an HTML block at a blank line, so line
+    breaks travel as character references (the browser turns them back into line breaks)."""
     return html.escape(text, quote=True).replace("\n", "&#10;")
 
 
 def render_export(answer: Answer) -> str:
-    """The answer's "Copy as Markdown" and "Download BibTeX (cited papers)" buttons (ui/app.py's
-    HEAD script acts on them)."""
+    """The answer's "Copy as Markdown" and "Download BibTeX (cited papers)" buttons, each with its
+    text in a hidden element beside it (Gradio's HTML sanitizer drops data attributes and
+    handlers; ui/app.py's HEAD script reads the text and acts)."""
     papers = [p for _, p in cited_papers(answer)]
-    buttons = f'<button data-cw-copy="{_attribute(markdown(answer))}">Copy as Markdown</button>'
+    parts = [
+        f'<button class="cw-copy">Copy as Markdown</button><pre class="cw-md">{_one_line(markdown(answer))}</pre>'
+    ]
     if papers:
-        buttons += (
-            f'<button data-cw-bibtex="{_attribute(bibtex(papers))}">Download BibTeX (cited papers)</button>'
+        parts.append(
+            '<button class="cw-bib">Download BibTeX (cited papers)</button>'
+            f'<pre class="cw-bibtex">{_one_line(bibtex(papers))}</pre>'
         )
-    return f'\n\n<div class="cw-export">{buttons}</div>\n'
+    return f'\n\n<div class="cw-export">{"".join(parts)}</div>\n'
 
 
 def _details(text: str) -> str:
