@@ -30,9 +30,12 @@ CSS = """
 .cw-preview mark { background: #fff3c4; }
 .cw-export button { margin: 0.5em 0.5em 0 0; padding: 0.15em 0.6em; border: 1px solid #bbb;
                     border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
+.cw-export pre { display: none !important; }  /* the text the export buttons carry */
 """
-# The export buttons carry their text in data attributes (kept by Gradio's HTML sanitizer, unlike
-# inline handlers): one delegated listener copies the Markdown or downloads the BibTeX.
+# Gradio's HTML sanitizer keeps classes but drops data attributes and inline handlers: each export
+# button has its text in a hidden <pre> beside it, and one delegated listener acts on the click. It
+# is installed by the page-load hook (`js`): a <script> in `head` runs before Gradio replaces the
+# document, and its listener is lost.
 JS = """() => {
   document.addEventListener("click", async (event) => {
     const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib");

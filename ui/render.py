@@ -92,7 +92,7 @@ def _one_line(text: str) -> str:
 def render_export(answer: Answer) -> str:
     """The answer's "Copy as Markdown" and "Download BibTeX (cited papers)" buttons, each with its
     text in a hidden element beside it (Gradio's HTML sanitizer drops data attributes and
-    handlers; ui/app.py's HEAD script reads the text and acts)."""
+    handlers; ui/app.py's page-load hook reads the text and acts)."""
     papers = [p for _, p in cited_papers(answer)]
     parts = [
         f'<button class="cw-copy">Copy as Markdown</button><pre class="cw-md">{_one_line(markdown(answer))}</pre>'

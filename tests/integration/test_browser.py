@@ -112,6 +112,7 @@ def _check_exports(page, tmp_path, must_cite: str) -> None:
     import bibtexparser
 
     last = page.locator("#cw-chat .cw-export").last
+    assert not last.locator("pre").first.is_visible()  # the text the buttons carry stays hidden
     last.get_by_role("button", name="Copy as Markdown").click()
     markdown = page.evaluate("navigator.clipboard.readText()")
     assert markdown.startswith("**Q:**") and "**References**" in markdown and must_cite in markdown
