@@ -115,7 +115,7 @@ def section(summary: dict[str, Any]) -> list[str]:
     lines = ["## Against distractors (seed papers among N other abstracts)", ""]
     lines += table({name: summary["configs"][name] for name in scale["configs"]}, SCALE)
     lines += ["", f"Distractor corpus checks: `{json.dumps(scale['corpus'])}`", ""]
-    for key, items in scale["changed"].items():
+    for key, items in (scale["changed"] if scale["low"] != scale["high"] else {}).items():
         lines.append(f"- {key.replace('_', ' ')} (N={scale['low']} -> N={scale['high']}): "
                      f"{len(items)}" + (f" ({', '.join(items)})" if items else ""))  # fmt: skip
     return lines + [""]
