@@ -140,6 +140,10 @@ def export(folder: Path, source: Path | None = None) -> list[Path]:
 
     tmp = int8.with_suffix(".tmp.onnx")
     # Per output channel: one scale per row keeps cosine to the fp32 vectors > 0.99 (per tensor: 0.92).
-    quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+    logging.disable(logging.WARNING)  # its advice to pre-process the graph goes to the root logger
+    try:
+        quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        logging.disable(logging.NOTSET)
     tmp.replace(int8)
     return [fp32, int8]

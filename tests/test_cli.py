@@ -150,3 +150,13 @@ def test_filters_and_bibtex_from_the_command_line(env):
     assert library.entries[1].entry_type == "article" and library.entries[1]["url"].endswith("2405.01234")
     missing = runner.invoke(app, ["bibtex", "nope"])
     assert missing.exit_code == 1 and "not in the index: nope" in missing.output
+
+
+def test_ask_in_markdown_for_notes(env):
+    assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
+    out = runner.invoke(app, ["ask", "What is the boiling point of tungsten?", "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("**Q:** What is the boiling point of tungsten?")
+    assert "**References**" not in out.stdout  # a refusal cites nothing
+    bad = runner.invoke(app, ["ask", "anything", "--format", "pdf"])
+    assert bad.exit_code == 1 and "--format is text or markdown" in bad.output
