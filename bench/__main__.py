@@ -58,8 +58,7 @@ def bench_ingest(data: Path) -> list[str]:
         f"| full ingest (read, dedupe, chunk, embed, store) | {summary.seconds:.1f} s for "
         f"{summary.chunks_embedded} chunks = {pipeline_rate:.1f} chunks/s |",
         f"| of which embedding | {summary.embed_seconds:.1f} s |",
-        f"| raw `embed_batch` of the same {len(texts)} texts | {raw:.1f} s = "
-        f"{raw_rate:.1f} chunks/s |",
+        f"| raw `embed_batch` of the same {len(texts)} texts | {raw:.1f} s = {raw_rate:.1f} chunks/s |",
         f"| pipeline / raw throughput | {pipeline_rate / raw_rate:.2f} |",
         f"| re-ingest, nothing changed | {again.seconds:.2f} s, {again.chunks_embedded} chunks embedded |",
         "",
