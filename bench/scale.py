@@ -79,7 +79,7 @@ def measure(n: int, work: Path) -> dict:
     """Ingest N papers slice by slice, recording each slice in progress.json (a later run picks up
     where a killed one stopped), then re-ingest +1% and search."""
     slices, later, planted = _slices(n, work)
-    settings = Settings(data_dir=work / "data")
+    settings = Settings(data_dir=work / "data", models_path=ROOT / "data" / "models")
     embedder = embedder_from_settings(settings)
     embedder.embed("warm up")
     store = store_from_settings(settings, embedder)

@@ -122,7 +122,7 @@ def export(folder: Path, source: Path | None = None) -> list[Path]:
     import logging
     import warnings
 
-    warnings.filterwarnings("ignore", category=UserWarning)  # exporter notes on ops it rewrites
+    warnings.filterwarnings("ignore")  # the exporter's notes on the ops it traces and rewrites
     logging.getLogger("onnxruntime").setLevel(logging.ERROR)
     torch.onnx.export(
         Hidden(bert),
