@@ -122,19 +122,21 @@ def export(folder: Path, source: Path | None = None) -> list[Path]:
     import logging
     import warnings
 
-    warnings.filterwarnings("ignore")  # the exporter's notes on the ops it traces and rewrites
-    logging.getLogger("onnxruntime").setLevel(logging.ERROR)
-    torch.onnx.export(
-        Hidden(bert),
-        (example, example, torch.zeros_like(example)),
-        str(tmp),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["last_hidden_state"],
-        dynamic_axes={n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")}
-        | {"last_hidden_state": {0: "batch", 1: "tokens"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the exporter's notes on the ops it traces and rewrites
+        torch.onnx.export(
+            Hidden(bert),
+            (example, example, torch.zeros_like(example)),
+            str(tmp),
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")
+            }
+            | {"last_hidden_state": {0: "batch", 1: "tokens"}},
+            opset_version=17,
+            dynamo=False,
+        )
     tmp.replace(fp32)
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
