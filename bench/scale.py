@@ -88,6 +88,7 @@ def measure(n: int, work: Path) -> dict:
     for path in slices:
         if path.name in progress["slices"]:
             continue
+        _forget_partial(store, path)
         done = ingest([path], store, embedder, chunk_tokens=settings.chunk_tokens)
         progress["slices"][path.name] = {"seconds": done.seconds, "embed_s": done.embed_seconds,
                                          "chunks": done.chunks_embedded, "rss_mb": _rss_mb(),
@@ -135,6 +136,20 @@ def measure(n: int, work: Path) -> dict:
     if n == SERVER_AT:
         result |= _server_search(settings, embedder, planted)
     return result
+
+
+def _forget_partial(store, path: Path) -> None:
+    """Drop what a killed run stored of this slice: its time was never recorded, so the slice is
+    ingested (and timed) whole again rather than counted for what was left."""
+    if not store.exists():
+        return
+    ids = [json.loads(line)["id"] for line in path.read_text().splitlines() if line.strip()]
+    stored = [pid for start in range(0, len(ids), 500) for pid in store.papers(ids[start : start + 500])]
+    if stored:
+        col = store.open_for_write()
+        for pid in stored:
+            store.delete_paper(col, pid)
+        store.close_write(col)
 
 
 def _searches(pipeline: Pipeline, planted: list) -> tuple[list[float], int]:

@@ -86,6 +86,8 @@ class Rewriter:
         for p in self.papers:
             for name in tx.names(p.abstract):
                 seen[name] += 1
+        # `names` skips a sentence's first word (capitalized anyway): a lead word makes a fact's first
+        # word count too ("ImageNet" alone is a name).
         in_facts = {n for f in facts for n in tx.names(f"x {f}")}
         self.common = {n for n, count in seen.items() if count >= COMMON_NAME_PAPERS} - in_facts
         self.sentences = [

@@ -62,8 +62,9 @@ def evaluate(
         for config in chosen:
             answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
             run = run_config(config, items, target, answer=answer, ablation=ablation, progress=progress)
-            for r in run if n is not None else ():
-                r.config, r.distractors = f"{r.config} N={n}", n
+            if n is not None:
+                for r in run:
+                    r.config, r.distractors = f"{r.config} N={n}", n
             results += run
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or Path("reports") / stamp

@@ -12,6 +12,7 @@ from rag.types import Paper
 
 KEYS = ("venue", "year", "status")
 PREFIX = "f_"
+FIELD_KEYS = [PREFIX + k for k in KEYS]  # the metadata keys they are stored under
 
 Filters = dict[str, tuple[str, ...]]
 
@@ -58,10 +59,6 @@ def fields(paper: Paper) -> dict[str, str]:
         PREFIX + "year": str(paper.year or ""),
         PREFIX + "status": _norm(paper.status),
     }
-
-
-def fields_keys() -> list[str]:
-    return [PREFIX + k for k in KEYS]
 
 
 def chroma_where(filters: Filters | None) -> dict[str, Any] | None:

@@ -39,7 +39,7 @@ class KeywordIndex:
         from llama_index.retrievers.bm25 import BM25Retriever
 
         # The filter fields are for masks, not words to match ("2025", "oral").
-        hidden = flt.fields_keys()
+        hidden = flt.FIELD_KEYS
         nodes = [
             TextNode(id_=cid, text=text, metadata=meta, excluded_embed_metadata_keys=hidden)
             for cid, text, meta in rows

@@ -84,19 +84,20 @@ class KeywordRetriever(BaseRetriever):
 MAX_NAME_CHUNKS = 40  # a name in more chunks than this is common ("LLM", "ImageNet"): it pulls nothing
 
 
+def rare_names(query: str, store: Store, max_chunks: int = MAX_NAME_CHUNKS) -> list[str]:
+    """The query's names (methods, models, datasets: "SemiCLIP", "Time-MoE") that occur in the whole
+    index in at least one and at most `max_chunks` chunks (counted by id: nothing else fetched)."""
+    return [n for n in sorted(tx.names(query)) if 0 < store.count_containing(n, max_chunks + 1) <= max_chunks]
+
+
 def name_hits(
     query: str, store: Store, max_chunks: int = MAX_NAME_CHUNKS, filters: flt.Filters | None = None
 ) -> dict[str, tuple]:
-    """The query's names (methods, models, datasets: "SemiCLIP", "Time-MoE") that occur in the
-    index in at most `max_chunks` chunks, each with those chunks (`Store.containing`). Rarity is
-    judged in the whole index; the chunks returned are those within the filters."""
+    """Each rare name of the query with the chunks that contain it within the filters
+    (`Store.containing`)."""
     out = {}
-    for name in sorted(tx.names(query)):
-        hits = store.containing(name, max_chunks + 1)
-        if not 0 < len(hits[0]) <= max_chunks:
-            continue
-        if filters:
-            hits = store.containing(name, max_chunks, filters)
+    for name in rare_names(query, store, max_chunks):
+        hits = store.containing(name, max_chunks, filters)
         if hits[0]:
             out[name] = hits
     return out
@@ -106,7 +107,7 @@ def on_subject(query: str, results: list[SearchResult], store: Store) -> list[Se
     """The results that mention a rare name of the query, when any does: a paper that never names
     the method asked about is no source for a claim about it. Unchanged when the query names
     nothing rare or no result mentions it."""
-    names = list(name_hits(query, store))
+    names = rare_names(query, store)
     if not names:
         return results
     kept = [r for r in results if any(tx.name_in(n, f"{r.paper.title}. {r.paper.abstract}") for n in names)]

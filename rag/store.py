@@ -196,6 +196,13 @@ class Store:
         vectors = got.get("embeddings")
         return got["ids"], got["metadatas"], got["documents"], [] if vectors is None else list(vectors)
 
+    def count_containing(self, text: str, limit: int) -> int:
+        """How many chunks (up to `limit`) contain `text` exactly: ids only, nothing else fetched."""
+        col = self._current()
+        if col is None or not text:
+            return 0
+        return len(col.get(where_document={"$contains": text}, include=[], limit=limit)["ids"])
+
     def papers(self, ids: list[str]) -> dict[str, Paper]:
         if not ids:
             return {}
@@ -232,14 +239,13 @@ class Store:
     def _migrate(self, col) -> None:
         """Add the filter fields to every chunk of an index written before they existed, from
         the paper record on each paper's first chunk; vectors and documents stay as they are."""
-        records = {
-            m["paper_id"]: paper_from_meta(m) for _, m, _ in self.iter_chunks(col, False) if "paper" in m
-        }
-        ids, metas = [], []
-        for cid, meta, _ in self.iter_chunks(col, include_documents=False):
-            paper = records.get(meta["paper_id"])
-            ids.append(cid)
-            metas.append({**meta, **(flt.fields(paper) if paper else {})})
+        chunks = [(cid, meta) for cid, meta, _ in self.iter_chunks(col, include_documents=False)]
+        records = {m["paper_id"]: paper_from_meta(m) for _, m in chunks if "paper" in m}
+        ids = [cid for cid, _ in chunks]
+        metas = [
+            {**m, **(flt.fields(records[m["paper_id"]]) if m["paper_id"] in records else {})}
+            for _, m in chunks
+        ]
         for start in range(0, len(ids), PAGE):
             col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
         meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}

@@ -89,8 +89,9 @@ def named(tmp_path, store, embedder):
 
 
 def test_a_rare_name_pulls_the_paper_that_contains_it(named, embedder):
-    from rag.retrieve import NameRetriever, name_hits
+    from rag.retrieve import NameRetriever, name_hits, rare_names
 
+    assert rare_names("Which optimizer does Time-MoE use for forecasting models?", named) == ["Time-MoE"]
     assert set(name_hits("Which optimizer does Time-MoE use for forecasting models?", named)) == {"Time-MoE"}
     hits = NameRetriever(named, embedder).retrieve("Which optimizer does Time-MoE use?")
     assert hits and all(h.node.metadata["paper_id"] == "p-named" for h in hits)
