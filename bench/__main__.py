@@ -116,7 +116,12 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
             )
             qv = pipeline.embedder.embed(q)
             ev = select_evidence(
-                q, qv, answer.retrieved, pipeline.embedder, budget_tokens=settings.context_tokens
+                q,
+                qv,
+                answer.retrieved,
+                pipeline.embedder,
+                budget_tokens=settings.context_tokens,
+                keep_within=settings.source_within,
             )
             llm.reset()
             p0 = time.perf_counter()

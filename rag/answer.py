@@ -236,7 +236,12 @@ class Pipeline:
             yield finish(**_refusal(gate))
             return
         evidence = select_evidence(
-            question, qvec, results, self.embedder, budget_tokens=s.context_tokens, min_relevance=0.0
+            question,
+            qvec,
+            results,
+            self.embedder,
+            budget_tokens=s.context_tokens,
+            keep_within=s.source_within,
         )
         yield PreviewEvent(evidence)
         messages = build_messages(query if query != question else question, evidence)
@@ -308,7 +313,7 @@ def judge(
     returned as `judged`."""
     if gate:
         return _refusal(gate)
-    checked = check_answer(clean_draft(draft), evidence, embedder, trust)
+    checked = check_answer(clean_draft(draft), evidence, embedder, trust, question)
     grades: list[bool | None] = []
 
     def graded(c: Checked) -> bool | None:

@@ -53,7 +53,6 @@ def select_evidence(
     embedder: Embedder,
     *,
     budget_tokens: int,
-    min_relevance: float = 0.0,
     keep_within: float = 0.35,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
@@ -71,9 +70,7 @@ def select_evidence(
     if not sources:
         return []
     best = max(max(s.score for s in ev.sentences) for ev in sources)
-    kept = [
-        ev for ev in sources if max(s.score for s in ev.sentences) >= max(min_relevance, best - keep_within)
-    ]
+    kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
     spent = 0
     ranked: list[tuple[float, int, int]] = []
     for k, ev in enumerate(kept):

@@ -92,6 +92,12 @@ class Settings(BaseSettings):
     context_tokens: int = Field(
         650, ge=100, description="Token budget for the source passages in the prompt."
     )
+    source_within: float = Field(
+        0.35,
+        ge=0.0,
+        description="A retrieved paper becomes a source only if its best sentence scores within "
+        "this much of the best source's (sentence cosine + 0.35 x question-word overlap).",
+    )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature (0 = deterministic, most faithful)."

@@ -197,6 +197,16 @@ def _abbreviates(acronym: str, tokens: list[str]) -> bool:
     return any("".join(t[0] for t in tokens[i : i + n]) == acronym for i in range(len(tokens) - n + 1))
 
 
+# ---- questions
+
+_ASKS_FOR_PAPER = re.compile(r"\b(which|what) (papers?|works?|stud(?:y|ies)|articles?)\b", re.I)
+
+
+def asks_for_paper(question: str) -> bool:
+    """The answer is a paper ("Which paper introduces ...", "What work studies ...")."""
+    return bool(_ASKS_FOR_PAPER.search(question))
+
+
 # ---- blanks
 
 # Where a name or marker was removed and nothing took its place: "The work by  claims", "are  and

@@ -1,11 +1,13 @@
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rag.citations import attach_trailing_markers, parse_markers, strip_markers
-from rag.evidence import select_evidence
+from rag.evidence import evidence_for, select_evidence
 from rag.trust import Trust, check_answer
 from rag.types import Chunk, Paper, Passage, SearchResult
-from tests.conftest import PAPERS
+from tests.conftest import PAPERS, SEEDS
 from tests.fakes import FakeEmbedder
 
 
@@ -114,3 +116,26 @@ def test_a_sentence_naming_one_paper_but_citing_another_is_checked_against_the_n
     draft = f"The paper “MoE Routers as Embeddings” [{n_moe}] scales to graphs with 100 million nodes [{n_graph}]."
     checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
     assert not checked.sentences and checked.removed  # the named paper does not say it; no crash
+
+
+def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
+    """A real draft sentence (dev which-02): the question's words ("bird sounds") are not the
+    abstract's ("avian bioacoustics"); asked for a paper, naming it in those words is the answer."""
+    row = next(
+        r
+        for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())
+        if r["id"] == "dRXxFEY8ZE"
+    )
+    emb = FakeEmbedder()
+    ev = [evidence_for(Paper(row["id"], row["abstract"], title=row["title"]), emb, 1)]
+    draft = (
+        f"The paper that introduces a large benchmark for classifying bird sounds is “{row['title']}” [1]."
+    )
+    coverage_only = Trust(checks=("coverage",))
+    asked = check_answer(
+        draft, ev, emb, coverage_only, "Which paper introduces a large benchmark for classifying bird sounds?"
+    )
+    assert [s.supported for s in asked.sentences] == [True] and not asked.removed
+    # Asked something else, the same words are claims of the answer's own, and most are not in the source.
+    other = check_answer(draft, ev, emb, coverage_only, "What does BirdSet contain?")
+    assert not other.sentences and other.removed[0].checks[0].name == "coverage"

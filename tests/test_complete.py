@@ -48,6 +48,20 @@ def test_the_missing_half_of_a_comparison_is_quoted_from_the_source():
     assert complete(question, full, cites, [ev])[0] == full
 
 
+def test_a_number_the_question_states_is_not_the_other_side_of_a_comparison():
+    # The model's real answer: one number, plus the "2" of AlpacaEval-2 that the question gave.
+    question = "What length-controlled AlpacaEval-2 win-rate does the RRM-aligned policy reach compared with the RM one?"
+    answer = "The RRM-aligned policy reaches a length-controlled AlpacaEval-2 win-rate of 52.49% compared to the RM one."
+    assert missing_parts(question, answer)
+    sentences, citations = complete(
+        question,
+        [AnswerSentence(answer, [1], True, 0.9)],
+        [Citation(1, "88AS5MQnmC", ROWS["88AS5MQnmC"]["title"], "", [], "", 0, 0, 0.9)],
+        [_source("88AS5MQnmC")],
+    )
+    assert "33.46%" in rendered(sentences, citations)
+
+
 def test_a_which_paper_answer_names_the_paper():
     cites = [Citation(1, "88AS5MQnmC", ROWS["88AS5MQnmC"]["title"], "", [], "", 0, 0, 0.9)]
     answer = [AnswerSentence("It learns preferences independent of artifacts.", [1], True, 0.9)]

@@ -76,10 +76,17 @@ def _where(ev: Evidence) -> str:
     return f"“{title[:60]}{'…' if len(title) > 60 else ''}”"
 
 
-def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trust) -> Checked:
+def check_answer(
+    draft: str, evidence: Sequence[Evidence], embedder, trust: Trust, question: str = ""
+) -> Checked:
     """Check every sentence of `draft` against the sources it cites. A sentence whose cited
     source fails a check is given to another offered source that passes all of them (small
-    models misplace markers), else removed and listed with its failed checks."""
+    models misplace markers), else removed and listed with its failed checks.
+
+    Asked for a paper, a sentence that names one by its title ("“BirdSet: ...” introduces a
+    benchmark for classifying bird sounds") says that paper is what the question describes, in
+    the question's words: those words count as covered, and the similarity check decides whether
+    the paper is about what the question asks."""
     offered = {ev.number: ev for ev in evidence}
     titles = {n: ev.paper.title for n, ev in offered.items() if ev.paper.title}
     raw = [
@@ -92,6 +99,7 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
     named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
     claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
     vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
+    asked = frozenset(tx.content_words(question)) if tx.asks_for_paper(question) else frozenset()
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
@@ -114,7 +122,8 @@ def check_answer(draft: str, evidence: Sequence[Evidence], embedder, trust: Trus
             continue
         # A sentence that names a paper by its title must be backed by that paper.
         candidates = {n: offered[n] for n in names_} or offered
-        verdicts = {n: trust.verify(claim, vec, ev) for n, ev in candidates.items()}
+        given = asked if names_ else frozenset()
+        verdicts = {n: trust.verify(claim, vec, ev, given=given) for n, ev in candidates.items()}
         good = [n for n in cited if n in verdicts and verdicts[n].passed]
         attributed = False
         if not good:

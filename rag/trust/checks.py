@@ -170,12 +170,14 @@ def check_direction(claim: str, best: str) -> Check:
     return Check("direction", True)
 
 
-def check_coverage(claim_words: set[str], passage: str, minimum: float) -> Check:
+def check_coverage(
+    claim_words: set[str], passage: str, minimum: float, given: frozenset[str] | set[str] = frozenset()
+) -> Check:
     """Share of the claim's content words (words about the sources themselves aside) that occur
-    in the passage: on the dev claims, true paraphrases keep >= 0.85 (10th percentile), another
-    paper's sentences <= 0.22 (median)."""
+    in the passage, or in `given` (words the claim may take from elsewhere): on the dev claims,
+    true paraphrases keep >= 0.85 (10th percentile), another paper's sentences <= 0.22 (median)."""
     words = claim_words - _META_STEMS
-    share = len(words & tx.content_words(passage)) / len(words) if words else 1.0
+    share = len(words & (tx.content_words(passage) | given)) / len(words) if words else 1.0
     if share < minimum:
         return Check("coverage", False, f"most of its words are not in the source ({share:.0%} are)")
     return Check("coverage", True)

@@ -79,9 +79,18 @@ class Trust:
             rules=tuple(r for r in self.rules if r != name),
         )
 
-    def verify(self, claim: str, vector: np.ndarray, source: Evidence, *, whole: bool = False) -> ck.Verdict:
+    def verify(
+        self,
+        claim: str,
+        vector: np.ndarray,
+        source: Evidence,
+        *,
+        whole: bool = False,
+        given: frozenset[str] = frozenset(),
+    ) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
-        them when `whole`); the title counts as part of the source."""
+        them when `whole`); the title counts as part of the source, and the content words in
+        `given` count as covered."""
         shown = (
             source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
         )
@@ -95,7 +104,7 @@ class Trust:
             "names": lambda: ck.check_names(claim, passage),
             "polarity": lambda: ck.check_polarity(claim, best_text),
             "direction": lambda: ck.check_direction(claim, best_text),
-            "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage),
+            "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage, given),
             "similarity": lambda: Check(
                 "similarity",
                 score >= self.support_threshold,
