@@ -28,7 +28,7 @@ CONFIGS: dict[str, Config] = {
             "nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}
         ),
         Config(
-            "budget560", "hybrid with a 560-token source budget (650 by default)", {"context_tokens": 560}
+            "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}
         ),
         Config(
             "within0.2", "hybrid, a paper is a source within 0.2 of the best (0.35)", {"source_within": 0.2}

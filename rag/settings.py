@@ -90,7 +90,11 @@ class Settings(BaseSettings):
         "auto", description="auto = Ollama when reachable with the model, else embedded llama.cpp."
     )
     context_tokens: int = Field(
-        650, ge=100, description="Token budget for the source passages in the prompt."
+        560,
+        ge=100,
+        description="Token budget for the source passages in the prompt (estimated tokens, ~20 % "
+        "above the model's count). Prefill is most of the time to first token: 560 against 650 "
+        "cut its p95 on dev from 7.4 s to 6.2 s, fact recall within one item.",
     )
     source_within: float = Field(
         0.35,
@@ -133,6 +137,8 @@ class Settings(BaseSettings):
             "unstated_focus",
             "model_declined",
             "no_supported_sentence",
+            "restates_question",
+            "answer_removed",
             "judged_unanswered",
         ],
         description="Rules that may refuse an answer (rag/trust/); a JSON list.",

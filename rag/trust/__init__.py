@@ -14,6 +14,9 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   unstated_focus         "how many X" when no retrieved abstract mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
+  restates_question      every shown sentence only repeats the question's words (says nothing new)
+  answer_removed         the draft's sentence closest to the question failed, and what is left barely
+                         touches the question (true context about something else)
   judged_unanswered      asked apart from the sources, the model says the checked answer does not
                          give what the question asks for
 

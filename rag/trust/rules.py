@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rag import text as tx
+from rag.citations import strip_markers
 from rag.evidence import Evidence
 from rag.trust import checks as ck
 from rag.types import Check
@@ -19,7 +20,15 @@ if TYPE_CHECKING:
     from rag.trust.answers import Checked
 
 CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = ("low_relevance", "unstated_focus", "model_declined", "no_supported_sentence", "judged_unanswered")
+RULES = (
+    "low_relevance",
+    "unstated_focus",
+    "model_declined",
+    "no_supported_sentence",
+    "restates_question",
+    "answer_removed",
+    "judged_unanswered",
+)
 PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 
 REFUSAL = "The indexed papers do not answer this."
@@ -28,6 +37,8 @@ REASONS = {
     "unstated_focus": "the sources never mention what the question counts",
     "model_declined": "the model found no answer in the sources",
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
+    "restates_question": "the answer only repeats the question",
+    "answer_removed": "the sentence that answered the question is not backed by the sources",
     "judged_unanswered": "the checked answer does not give what the question asks for",
 }
 
@@ -142,6 +153,10 @@ class Trust:
             return Refusal("model_declined")
         if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
+        if self.on("restates_question") and restates_question(question, checked):
+            return Refusal("restates_question")
+        if self.on("answer_removed") and answer_removed(question, checked):
+            return Refusal("answer_removed")
         if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
             return Refusal("judged_unanswered")
         return None
@@ -187,3 +202,36 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
         focus.append(word)
     stated: set[str] = set().union(*(tx.content_words(t) for t in texts))
     return [w for w in focus if not tx.content_words(w) <= stated]
+
+
+_YES_NO = re.compile(r"^\W*(does|do|did|is|are|was|were|can|could|has|have|will|would|should)\b", re.I)
+_META = frozenset(tx.stem(w) for w in tx.META_WORDS)
+
+
+def _shown_claims(checked: Checked) -> list[str]:
+    return [strip_markers(s.text) for s in checked.sentences if s.claim]
+
+
+def restates_question(question: str, checked: Checked) -> bool:
+    """Every shown sentence says only what the question said ("What temperature is used in X?"
+    -> "The temperature is used in X [1]."): no content word beyond the question's, a paper's
+    title counting as new. A yes/no question may be answered in its own words."""
+    claims = _shown_claims(checked)
+    if _YES_NO.match(question) or not claims:
+        return False
+    asked = tx.content_words(question) | _META
+    return all(not tx.content_words(c) - asked for c in claims)
+
+
+def answer_removed(question: str, checked: Checked) -> bool:
+    """The removed sentence that shares most words with the question (where a model states its
+    answer: "GNNs handle toxicity prediction by ...") shares at least two, and no shown sentence
+    shares more than one: what is left is true context about something else, not the answer."""
+    asked = tx.content_words(question) - _META
+
+    def shared(text: str) -> int:
+        return len(asked & tx.content_words(text))
+
+    removed = max((shared(s.text) for s in checked.removed), default=0)
+    shown = max((shared(c) for c in _shown_claims(checked)), default=0)
+    return removed >= 2 and shown <= 1
