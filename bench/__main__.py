@@ -148,7 +148,7 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"size must be 1k, 10k, 100k or a number, not {text!r}") from None
 
 
-SECTIONS = ("ingest", "search", "answers", "cold", "embedders", "scale")
+SECTIONS = ("ingest", "search", "answers", "prefill", "cold", "embedders", "scale")
 
 
 def write_sections(path: Path, blocks: dict[str, list[str]], head: list[str]) -> str:
@@ -220,6 +220,10 @@ def main() -> None:
         blocks["embedders"] = bench_embedders(
             Settings(models_path=ROOT / "data" / "models"), corpus_texts(200)
         )
+    if "prefill" in only:
+        from bench.prefill import bench_prefill
+
+        blocks["prefill"] = bench_prefill(ROOT / "data" / "models", models[0])
     if "scale" in only:
         blocks["scale"] = bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
     blocks = {name: lines + [stamp, ""] for name, lines in blocks.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from eval.gold import read_jsonl
 from rag.llm.base import LLM, LLMError, Message
-from rag.prompts import JUDGE_SYSTEM, QUESTION_LINE
+from rag.prompts import JUDGE_SYSTEM
 from rag.trust import REASONS
 
 
@@ -45,14 +45,12 @@ class ReplayLLM(LLM):
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
     ) -> Iterator[str]:
         prompt = messages[-1]["content"]
+        question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
         if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any
-            question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
             if question not in self.verdicts:
                 raise LLMError(f"no stored grade for {question!r}")
             yield "YES" if self.verdicts[question] else "NO"
             return
-        head, tail = QUESTION_LINE.split("{question}")
-        question = prompt.rsplit("\n", 1)[-1].removeprefix(head).removesuffix(tail)
         if question not in self.drafts:
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]

@@ -17,11 +17,15 @@ JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what 
 
 SOURCE_TEMPLATE = '<source id="{number}" title="{title}">\n{text}\n</source>'
 
-# The question is asked once, after the sources, next to where the answer starts (it used to be
-# given before the sources too: 20 more prompt tokens, ~0.2 s of prefill on 2 cores, for no
-# measured gain on dev: docs/evaluation.md).
-QUESTION_LINE = 'Answer the question "{question}" from the sources, citing them.'
-USER_TEMPLATE = "Sources:\n{sources}\n\n" + QUESTION_LINE
+# The question is asked before the sources and again after them. Measured on dev (70 items, qwen1.5b,
+# docs/evaluation.md): asked only after them, 20 fewer prompt tokens (first token p50 4.59 -> 4.27 s)
+# but fact recall 0.889 -> 0.843; asked only before them, fact recall 0.759.
+USER_TEMPLATE = """Question: {question}
+
+Sources:
+{sources}
+
+Answer the question "{question}" from the sources, citing them."""
 
 # Sentences in an abstract that address the model rather than state research ("Ignore previous
 # instructions", "You are now ...", "reply only with ..."). They are never sent as evidence: even

@@ -10,14 +10,17 @@ from rag.evidence import evidence_for
 from rag.trust import (
     Checked,
     Trust,
+    answer_removed,
     check_direction,
     check_names,
     check_numbers,
     check_polarity,
     has_claim,
     is_refusal,
+    restates_question,
     unstated_focus,
 )
+from rag.types import AnswerSentence
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -153,3 +156,43 @@ def test_numbers_derived_from_the_source_by_arithmetic_pass():
     assert check_numbers("RRM improves accuracy by 3.54 points, from 80.61% to 84.15%.", RRM).passed
     assert not check_numbers("RRM improves accuracy by 4.54 points, from 80.61% to 84.15%.", RRM).passed
     assert not check_numbers("RRM improves accuracy by 3.54 points.", RRM).passed  # operands not shown
+
+
+def _shown(*texts: str) -> list[AnswerSentence]:
+    return [AnswerSentence(t, [1], True, 0.9) for t in texts]
+
+
+def test_an_answer_that_only_repeats_the_question_is_refused():
+    # Real drafts of the default model (dev split) for details the abstracts do not give.
+    question = "What sampling temperature is used in the Best-of-N aware fine-tuning experiments?"
+    echo = _shown("The sampling temperature is used in the Best-of-N aware fine-tuning experiments [1].")
+    checked = Checked("", echo, [], [], 0, ["x"])
+    assert restates_question(question, checked)
+    assert Trust().after_generation("x", checked, question).code == "restates_question"
+    assert Trust().without("restates_question").after_generation("x", checked, question) is None
+    # One word the question did not say is an answer; so is a yes/no question answered in its words.
+    said = _shown("The experiments sample at temperature 0.7 [1].")
+    assert not restates_question(question, Checked("", said, [], [], 0, ["x"]))
+    yes = _shown("Provable unlearning in topic models works without retraining the whole model [1].")
+    assert not restates_question(
+        "Does provable unlearning in topic models work without retraining the whole model?",
+        Checked("", yes, [], [], 0, ["x"]),
+    )
+
+
+def test_an_answer_whose_answering_sentence_failed_is_refused():
+    question = "How do graph neural networks handle molecular property prediction for drug toxicity?"
+    removed = _shown(
+        "Graph neural networks (GNNs) handle molecular property prediction for drug toxicity by using a "
+        "novel Riemannian flow matching framework to reduce the dimensionality of the problem."
+    )
+    context = _shown(
+        "This approach treats metal nodes and organic linkers as rigid bodies, capitalizing on the "
+        "inherent modularity of MOFs [1]."
+    )
+    checked = Checked("", context, removed, [], 0, ["x"])
+    assert answer_removed(question, checked)
+    assert Trust().after_generation("x", checked, question).code == "answer_removed"
+    # What is left still speaks to the question: the answer stands.
+    kept = _shown("Graph neural networks predict the toxicity of a drug from its molecular graph [1].")
+    assert not answer_removed(question, Checked("", kept, removed, [], 0, ["x"]))

@@ -48,14 +48,16 @@ from rag.trust.rules import (
     RULES,
     Refusal,
     Trust,
+    answer_removed,
     is_refusal,
+    restates_question,
     trust_from_settings,
     unstated_focus,
 )
 
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Refusal",
-    "Trust", "Verdict", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "support_score",
+    "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

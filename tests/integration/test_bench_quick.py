@@ -16,7 +16,14 @@ def test_quick_benchmark_writes_every_section(tmp_path):
                          capture_output=True, text=True, timeout=900)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     text = out.read_text()
-    for section in ("## Ingest", "## Search", "## Answers", "## Cold start", "## Scale"):
+    for section in (
+        "## Ingest",
+        "## Search",
+        "## Answers",
+        "## Prefill options",
+        "## Cold start",
+        "## Scale",
+    ):
         assert section in text
     scale_row = next(line for line in text.splitlines() if line.startswith("| 300 |"))
     hit = float(scale_row.rsplit("|", 2)[-2].split()[0])
