@@ -30,9 +30,6 @@ CONFIGS: dict[str, Config] = {
         Config(
             "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}
         ),
-        Config(
-            "within0.2", "hybrid, a paper is a source within 0.2 of the best (0.35)", {"source_within": 0.2}
-        ),
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),
         Config("qwen1.5b", "hybrid with the 1.5B model (the chat default)", {"model": "qwen1.5b"}),
         Config("smollm2", "hybrid with SmolLM2-135M (CI speed, weak answers)", {"model": "smollm2"}),
