@@ -13,22 +13,16 @@ import numpy as np
 from rag import text as tx
 from rag.citations import strip_markers
 from rag.evidence import Evidence
+from rag.settings import Settings
 from rag.trust import checks as ck
 from rag.types import Check
 
 if TYPE_CHECKING:
     from rag.trust.answers import Checked
 
-CLAIM_CHECKS = ("numbers", "names", "polarity", "direction", "coverage", "similarity")
-RULES = (
-    "low_relevance",
-    "unstated_focus",
-    "model_declined",
-    "no_supported_sentence",
-    "restates_question",
-    "answer_removed",
-    "judged_unanswered",
-)
+# Every check and rule, in the order they run; the settings' defaults switch all of them on.
+CLAIM_CHECKS = tuple(Settings.model_fields["claim_checks"].default)
+RULES = tuple(Settings.model_fields["abstention_rules"].default)
 PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 
 REFUSAL = "The indexed papers do not answer this."
