@@ -204,22 +204,6 @@ def run_size(n: int) -> dict:
     return json.loads(out.read_text())
 
 
-def _extrapolate(rows: list[dict], n: int) -> dict:
-    """Linear in N through the two largest measured sizes (ingest time, search latency, memory)."""
-    a, b = rows[-2], rows[-1]
-
-    def line(key: str) -> float:
-        slope = (b[key] - a[key]) / (b["n"] - a["n"])
-        return b[key] + slope * (n - b["n"])
-
-    chunks = b["chunks"] / b["n"] * n
-    ingest_s = chunks / b["chunks_per_s"]
-    return {"n": n, "chunks": chunks, "ingest_s": ingest_s, "papers_per_s": n / ingest_s,
-            "chunks_per_s": b["chunks_per_s"], "search_p50_ms": line("search_p50_ms"),
-            "peak_rss_mb": line("peak_rss_mb"),
-            "disk_mb": line("disk_mb")}  # fmt: skip
-
-
 def bench_scale(sizes: list[int], plot_dir: Path | None) -> list[str]:
     rows = [run_size(n) for n in sizes]
     lines = [
