@@ -70,6 +70,12 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
+@lru_cache(maxsize=1)
+def meta_stems() -> frozenset[str]:
+    """Stems of META_WORDS: words about the sources, not claims of research content."""
+    return frozenset(stem(w) for w in META_WORDS)
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (hyphenated compounds split into their parts), in order."""
     out: list[str] = []

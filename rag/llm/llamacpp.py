@@ -64,8 +64,8 @@ class LlamaCppLLM(LLM):
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 n_threads_batch=self.n_threads,
-                # Measured here on 450 prompt tokens (qwen1.5b Q4_K_M, 2 threads): prefill 4.55 s
-                # against 4.65 s without, decoding unchanged (docs/benchmarks.md, "Prefill options").
+                # Measured here on 450 prompt tokens (qwen1.5b Q4_K_M, 2 threads): prefill 4.77 s
+                # against 4.94 s without (docs/benchmarks.md, "Prefill options").
                 flash_attn=True,
                 verbose=False,
             )

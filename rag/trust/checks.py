@@ -176,7 +176,7 @@ def check_coverage(
     """Share of the claim's content words (words about the sources themselves aside) that occur
     in the passage, or in `given` (words the claim may take from elsewhere): on the dev claims,
     true paraphrases keep >= 0.85 (10th percentile), another paper's sentences <= 0.22 (median)."""
-    words = claim_words - _META_STEMS
+    words = claim_words - tx.meta_stems()
     share = len(words & (tx.content_words(passage) | given)) / len(words) if words else 1.0
     if share < minimum:
         return Check("coverage", False, f"most of its words are not in the source ({share:.0%} are)")
@@ -210,7 +210,4 @@ class Verdict:
 
 def has_claim(claim: str) -> bool:
     """Whether a sentence asserts anything checkable ("Yes." and "See [1]." do not)."""
-    return bool(tx.numbers(claim) or tx.names(claim) or len(tx.content_words(claim) - _META_STEMS) >= 2)
-
-
-_META_STEMS = {tx.stem(w) for w in tx.META_WORDS}
+    return bool(tx.numbers(claim) or tx.names(claim) or len(tx.content_words(claim) - tx.meta_stems()) >= 2)

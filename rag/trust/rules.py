@@ -199,7 +199,6 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
 
 
 _YES_NO = re.compile(r"^\W*(does|do|did|is|are|was|were|can|could|has|have|will|would|should)\b", re.I)
-_META = frozenset(tx.stem(w) for w in tx.META_WORDS)
 
 
 def _shown_claims(checked: Checked) -> list[str]:
@@ -213,7 +212,7 @@ def restates_question(question: str, checked: Checked) -> bool:
     claims = _shown_claims(checked)
     if _YES_NO.match(question) or not claims:
         return False
-    asked = tx.content_words(question) | _META
+    asked = tx.content_words(question) | tx.meta_stems()
     return all(not tx.content_words(c) - asked for c in claims)
 
 
@@ -221,7 +220,7 @@ def answer_removed(question: str, checked: Checked) -> bool:
     """The removed sentence that shares most words with the question (where a model states its
     answer: "GNNs handle toxicity prediction by ...") shares at least two, and no shown sentence
     shares more than one: what is left is true context about something else, not the answer."""
-    asked = tx.content_words(question) - _META
+    asked = tx.content_words(question) - tx.meta_stems()
 
     def shared(text: str) -> int:
         return len(asked & tx.content_words(text))
