@@ -1,111 +1,217 @@
-"""BM25 keyword index (llama-index's BM25Retriever over bm25s), persisted beside the vectors
-and stamped with the Chroma generation it was built from."""
+"""The keyword side of search, in one SQLite file beside the vectors: BM25 over the stemmed text of
+every chunk (an FTS5 table finds the candidates, BM25 ranks them) and an exact index of the names
+each chunk contains. It holds no documents (Chroma does) and is kept in step with Chroma by
+difference: chunks Chroma gained are added, chunks it lost are removed, so a re-ingest of 1 % costs
+1 % and nothing of the index has to fit in memory."""
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
-import os
+import math
 import shutil
-import tempfile
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from rag import filters as flt
+from rag import text as tx
 
 log = logging.getLogger(__name__)
 
-STAMP_FILE = "citewise_stamp.json"
+FILE = "index.sqlite"
+FORMAT = 1  # bumped when the tables or the terms change: an older file is rebuilt
+K1, B = 1.5, 0.75  # BM25 as bm25s and Lucene weigh it
+CANDIDATES = 200  # chunks ranked by BM25 per query
+# Terms are taken rarest first until their documents add up to this: the candidates are the chunks
+# with the query's rarest terms (a term in half the index is nearly a stop word and would cost a
+# score for every chunk); every query term then counts in their BM25.
+RARE_POSTINGS = 20_000
+PAGE = 500
+
+_FIELDS = [flt.PREFIX + k for k in flt.KEYS]
+_TABLES = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS docs(rowid INTEGER PRIMARY KEY, cid TEXT UNIQUE NOT NULL, len INTEGER,
+                                names TEXT, {", ".join(_FIELDS)});
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, row);
+CREATE TABLE IF NOT EXISTS names(name TEXT, row INTEGER, PRIMARY KEY(name, row)) WITHOUT ROWID;
+"""
+
+Fetch = Callable[[list[str]], Iterable[tuple[str, str, dict[str, Any]]]]
 
 
-def _stemmer():
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
+def _filter_sql(filters: flt.Filters | None) -> tuple[str, list[str]]:
+    clauses, args = [], []
+    for key, values in sorted((filters or {}).items()):
+        clauses.append(f" AND d.{flt.PREFIX}{key} IN ({','.join('?' * len(values))})")
+        args += list(values)
+    return "".join(clauses), args
 
 
 class KeywordIndex:
-    def __init__(self, retriever: Any | None, size: int):
-        self.retriever = retriever
-        self.size = size
+    def __init__(self, directory: Path):
+        directory.mkdir(parents=True, exist_ok=True)
+        _drop_old_format(directory)
+        self.path = directory / FILE
+        self._lock = threading.RLock()
+        # One connection shared under a lock: a query takes milliseconds, and several threads of
+        # the chat page may search at once.
+        self._con = sqlite3.connect(self.path, timeout=600, isolation_level=None, check_same_thread=False)
+        self._con.execute("PRAGMA journal_mode=WAL")  # readers keep searching while a sync writes
+        if self._meta("format") not in (None, str(FORMAT)):
+            self._con.executescript("DROP TABLE IF EXISTS vocab; DROP TABLE IF EXISTS fts; "
+                                    "DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS names; DROP TABLE IF EXISTS meta;")  # fmt: skip
+        self._con.executescript(_TABLES)
+        self._stats: tuple[str | None, int, float] = ("", 0, 0.0)
 
-    @classmethod
-    def build(cls, rows: list[tuple[str, str, dict[str, Any]]]) -> KeywordIndex:
-        """rows: (chunk id, text, metadata) for every chunk in the store."""
-        if not rows:
-            return cls(None, 0)
-        from llama_index.core.schema import TextNode
-        from llama_index.retrievers.bm25 import BM25Retriever
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
 
-        # The filter fields are for masks, not words to match ("2025", "oral").
-        hidden = flt.FIELD_KEYS
-        nodes = [
-            TextNode(id_=cid, text=text, metadata=meta, excluded_embed_metadata_keys=hidden)
-            for cid, text, meta in rows
-        ]
-        retriever = BM25Retriever.from_defaults(
-            nodes=nodes, stemmer=_stemmer(), language="english", similarity_top_k=10
-        )
-        return cls(retriever, len(nodes))
-
-    @classmethod
-    def load(cls, directory: Path, stamp: tuple[str, int]) -> KeywordIndex | None:
-        """The saved index if it was built from exactly this generation and count."""
+    # ---- state ------------------------------------------------------------------------
+    def _meta(self, key: str) -> str | None:
         try:
-            saved = json.loads((directory / STAMP_FILE).read_text())
-            if tuple(saved["stamp"]) != tuple(stamp):
-                return None
-            if stamp[1] == 0:
-                return cls(None, 0)
-            from llama_index.retrievers.bm25 import BM25Retriever
-
-            retriever = BM25Retriever.from_persist_dir(str(directory), show_progress=False)
-            retriever.stemmer = _stemmer()
-            return cls(retriever, stamp[1])
-        except (OSError, ValueError, KeyError) as exc:
-            log.debug("keyword index at %s not reusable: %s", directory, exc)
+            row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:  # no tables yet
             return None
+        return row[0] if row else None
 
-    def save(self, directory: Path, stamp: tuple[str, int]) -> None:
-        # Write beside, then swap: a reader never sees half an index.
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".kw-", dir=directory.parent))
-        try:
-            if self.retriever is not None:
-                self.retriever.persist(str(tmp))
-            (tmp / STAMP_FILE).write_text(json.dumps({"stamp": list(stamp)}))
-            old = directory.with_name(directory.name + ".old")
-            shutil.rmtree(old, ignore_errors=True)
-            if directory.exists():
-                os.replace(directory, old)
-            os.replace(tmp, directory)
-            shutil.rmtree(old, ignore_errors=True)
-        except OSError as exc:
-            log.warning("could not save the keyword index (%s); it will be rebuilt next time", exc)
-            shutil.rmtree(tmp, ignore_errors=True)
+    def stamp(self) -> str | None:
+        """The Chroma state this index was last brought in step with."""
+        with self._lock:
+            return self._meta("stamp")
 
-    def search(
-        self, query: str, n: int, filters: flt.Filters | None = None
-    ) -> list[tuple[str, str, dict[str, Any], float]]:
-        """(chunk id, text, metadata, BM25 score) of the best `n` chunks with a positive score,
-        among the chunks within `filters`."""
-        if self.retriever is None or not query.strip():
+    def _load_stats(self) -> tuple[int, float]:
+        stamp = self._meta("stamp")
+        if self._stats[0] != stamp:
+            n, avg = self._con.execute("SELECT count(*), coalesce(avg(len), 0) FROM docs").fetchone()
+            self._stats = (stamp, n, float(avg))
+        return self._stats[1], self._stats[2]
+
+    @property
+    def size(self) -> int:
+        with self._lock:
+            return self._load_stats()[0]
+
+    # ---- keeping in step with Chroma ----------------------------------------------------
+    def sync(self, stamp: str, ids: Callable[[], Iterable[str]], fetch: Fetch, *, reset: str = "") -> None:
+        """Bring the index to the chunks `ids()` lists (fetching only the ones it lacks) and record
+        `stamp`. A different `reset` (the collection's schema: its filter fields may have changed in
+        place) clears the index first. Safe against other processes: one syncs, the others wait and
+        then find the stamp current."""
+        with self._lock:
+            if self._meta("stamp") == stamp:
+                return
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                if self._meta("stamp") != stamp:
+                    if self._meta("reset") != reset:
+                        for table in ("docs", "fts", "names"):  # (executescript would commit)
+                            con.execute(f"DELETE FROM {table}")
+                    added, removed = self._apply(ids, fetch)
+                    for key, value in (("stamp", stamp), ("reset", reset), ("format", str(FORMAT))):
+                        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                    log.info("keyword index: %d chunks added, %d removed", added, removed)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    def _apply(self, ids: Callable[[], Iterable[str]], fetch: Fetch) -> tuple[int, int]:
+        con = self._con
+        have = dict(con.execute("SELECT cid, rowid FROM docs"))
+        wanted = set(ids())
+        gone = [row for cid, row in have.items() if cid not in wanted]
+        for row in gone:
+            names = json.loads(con.execute("SELECT names FROM docs WHERE rowid = ?", (row,)).fetchone()[0])
+            con.executemany("DELETE FROM names WHERE name = ? AND row = ?", [(n, row) for n in names])
+            con.execute("DELETE FROM fts WHERE rowid = ?", (row,))
+            con.execute("DELETE FROM docs WHERE rowid = ?", (row,))
+        new = sorted(wanted.difference(have))
+        for start in range(0, len(new), PAGE):
+            for cid, doc, meta in fetch(new[start : start + PAGE]):
+                self._add(cid, doc or "", meta)
+        return len(new), len(gone)
+
+    def _add(self, cid: str, doc: str, meta: dict[str, Any]) -> None:
+        terms = tx.keyword_terms(doc)
+        names = sorted(tx.name_tokens(doc))
+        row = self._con.execute(
+            f"INSERT INTO docs(cid, len, names, {', '.join(_FIELDS)}) VALUES (?, ?, ?{', ?' * len(_FIELDS)})",
+            (cid, len(terms), json.dumps(names), *(str(meta.get(f, "")) for f in _FIELDS)),
+        ).lastrowid
+        self._con.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (row, " ".join(terms)))
+        self._con.executemany("INSERT OR IGNORE INTO names VALUES (?, ?)", [(n, row) for n in names])
+
+    # ---- queries ----------------------------------------------------------------------
+    def search(self, query: str, n: int, filters: flt.Filters | None = None) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) of the best `n` chunks within `filters`, best first."""
+        terms = list(dict.fromkeys(tx.keyword_terms(query)))
+        if not terms or n < 1:
             return []
-        from llama_index.core.schema import QueryBundle
-
-        # A shallow copy per call (the BM25 matrices are shared): the shared retriever is never
-        # mutated, so concurrent searches with different depths or filters cannot see each other's.
-        retriever = copy.copy(self.retriever)
-        retriever.similarity_top_k = max(1, min(n, self.size))
-        if filters:
-            mask = [int(flt.matches(doc, filters)) for doc in self.retriever.corpus]
-            if not any(mask):
+        with self._lock:
+            count, avg_len = self._load_stats()
+            if not count:
                 return []
-            retriever.corpus_weight_mask = mask
-        hits = retriever.retrieve(QueryBundle(query))
-        return [
-            (h.node.node_id, h.node.get_content(), h.node.metadata, float(h.score or 0))
-            for h in hits
-            if (h.score or 0) > 0
-        ]
+            marks = ",".join("?" * len(terms))
+            df = dict(self._con.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", terms))
+            terms = sorted((t for t in terms if df.get(t)), key=lambda t: df[t])
+            if not terms:
+                return []
+            rare, total = [], 0
+            for term in terms:
+                if rare and total + df[term] > RARE_POSTINGS:
+                    break
+                rare.append(term)
+                total += df[term]
+            rows = self._candidates(rare, filters)
+            if len(rows) < n and len(rare) < len(terms):  # a filter can leave few chunks with the rare terms
+                rows = self._candidates(terms, filters)
+        idf = {t: math.log(1 + (count - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+        scored = []
+        for cid, length, body in rows:
+            tf = Counter(body.split())
+            norm = K1 * (1 - B + B * length / (avg_len or 1))
+            score = sum(idf[t] * tf[t] * (K1 + 1) / (tf[t] + norm) for t in terms if tf[t])
+            scored.append((cid, score))
+        scored.sort(key=lambda x: -x[1])
+        return [(cid, s) for cid, s in scored[:n] if s > 0]
+
+    def _candidates(self, terms: list[str], filters: flt.Filters | None) -> list[tuple[str, int, str]]:
+        where, args = _filter_sql(filters)
+        match = " OR ".join(f'"{t}"' for t in terms)  # terms are [a-z0-9] stems: safe inside quotes
+        return self._con.execute(
+            "SELECT d.cid, d.len, f.body FROM fts f JOIN docs d ON d.rowid = f.rowid "
+            f"WHERE fts MATCH ?{where} ORDER BY f.rank LIMIT ?",
+            (match, *args, CANDIDATES),
+        ).fetchall()
+
+    def name_chunks(self, name: str, limit: int, filters: flt.Filters | None = None) -> list[str]:
+        """Ids of up to `limit` chunks that contain `name` as a token, exactly as written."""
+        where, args = _filter_sql(filters)
+        with self._lock:
+            rows = self._con.execute(
+                f"SELECT d.cid FROM names m JOIN docs d ON d.rowid = m.row WHERE m.name = ?{where} LIMIT ?",
+                (name, *args, limit),
+            )
+            return [cid for (cid,) in rows]
+
+    def name_count(self, name: str, limit: int) -> int:
+        """How many chunks (counted up to `limit`) contain `name` as a token."""
+        with self._lock:
+            sql = "SELECT count(*) FROM (SELECT 1 FROM names WHERE name = ? LIMIT ?)"
+            return self._con.execute(sql, (name, limit)).fetchone()[0]
+
+
+def _drop_old_format(directory: Path) -> None:
+    """Remove the files of the earlier in-memory BM25 index (a gigabyte at 100k papers)."""
+    if (directory / "citewise_stamp.json").exists():
+        for path in directory.iterdir():
+            if path.name != FILE and not path.name.startswith(FILE):
+                shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -20,6 +20,12 @@ class StoredChunk:
     sources: list[str]
 
 
+def chunk_id(paper_id: str, paper_hash: str, position: int) -> str:
+    """A chunk's id in the store: a new version of a paper gets new ids, and a paper's record is
+    found by the id of its first chunk."""
+    return f"{paper_id}::{paper_hash[:12]}::{position}"
+
+
 def chunk_meta(paper: Paper, paper_hash: str, chunk: Chunk) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "paper_id": paper.id,

@@ -13,7 +13,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from rag import filters as flt
 from rag import text as tx
 from rag.embedding import Embedder
-from rag.records import stored_chunk
+from rag.records import chunk_id, stored_chunk
 from rag.store import Store
 from rag.types import Passage, SearchResult
 
@@ -68,7 +68,7 @@ class DenseRetriever(BaseRetriever):
 
 
 class KeywordRetriever(BaseRetriever):
-    """BM25 over the same chunks (rebuilt from Chroma when out of date)."""
+    """BM25 over the same chunks (rag/keyword.py), their text and metadata read from Chroma."""
 
     def __init__(self, store: Store, top_k: int = 20):
         super().__init__()
@@ -78,7 +78,8 @@ class KeywordRetriever(BaseRetriever):
         hits = self.store.keyword_index().search(
             query_bundle.query_str, _depth(query_bundle, self.top_k), _filters(query_bundle)
         )
-        return [_node(cid, doc, meta, score, None) for cid, doc, meta, score in hits]
+        chunks = self.store.chunks([cid for cid, _ in hits])
+        return [_node(cid, *chunks[cid], score, None) for cid, score in hits if cid in chunks]
 
 
 MAX_NAME_CHUNKS = 40  # a name in more chunks than this is common ("LLM", "ImageNet"): it pulls nothing
@@ -198,6 +199,7 @@ def group_by_paper(hits: Sequence[NodeWithScore], store: Store, k: int) -> list[
     """The best `k` papers, each scored by its best chunk, with its chunks best first."""
     by_paper: dict[str, list[Passage]] = {}
     order: list[str] = []
+    hashes: dict[str, str] = {}
     for hit in hits:
         meta = hit.node.metadata
         pid = meta["paper_id"]
@@ -206,9 +208,10 @@ def group_by_paper(hits: Sequence[NodeWithScore], store: Store, k: int) -> list[
                 continue
             by_paper[pid] = []
             order.append(pid)
+            hashes[pid] = meta["paper_hash"]
         chunk = stored_chunk(meta, hit.node.get_content()).chunk
         by_paper[pid].append(Passage(chunk, None, float(hit.score or 0), meta.get(DENSE_SIM)))  # type: ignore[arg-type]
-    papers = store.papers(order)
+    papers = store.papers_at({pid: chunk_id(pid, hashes[pid], 0) for pid in order})
     results = []
     for pid in order:
         if pid not in papers:  # deleted between the query and now

@@ -1,9 +1,11 @@
-"""Chroma (on disk or a server) holds chunks, vectors and paper records; a BM25 keyword index
-is derived from it and rebuilt whenever Chroma's generation stamp or count disagrees with it.
+"""Chroma (on disk or a server) holds chunks, vectors and paper records; the keyword index
+(rag/keyword.py) is derived from it and brought in step whenever Chroma's generation stamp or
+count differs from the one it recorded.
 
 Writes are ordered so that a kill at any moment leaves a usable index: new chunks are added
-before stale ones are deleted, the generation is marked dirty during writes (forcing a keyword
-rebuild), and `--rebuild` fills a side collection that replaces the old one only when complete.
+before stale ones are deleted, the generation is marked dirty during writes (so the keyword index
+follows again afterwards), and `--rebuild` fills a side collection that replaces the old one only
+when complete.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from rag import filters as flt
-from rag.records import chunk_meta, paper_from_meta
+from rag.records import chunk_id, chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
 
 log = logging.getLogger(__name__)
@@ -82,7 +84,7 @@ class Store:
         self.keyword_dir = Path(keyword_dir or self.chroma_dir.parent / "keyword") / collection
         self.client = _client(self.chroma_dir, chroma_url)
         self._keyword = None
-        self._keyword_stamp: tuple[str, int] | None = None
+        self._keyword_stamp: str | None = None
         self._lock = threading.Lock()
         # The collection handle, fetched again only after a write here or when it is older than
         # HANDLE_TTL (another process may have written): a search used to fetch it five times.
@@ -180,28 +182,42 @@ class Store:
         return out
 
     def containing(
-        self, text: str, limit: int, filters: flt.Filters | None = None
+        self, name: str, limit: int, filters: flt.Filters | None = None
     ) -> tuple[list[str], list[dict], list[str], list[list[float]]]:
-        """Ids, metadata, documents and vectors of up to `limit` chunks whose text contains `text`
-        exactly (case-sensitive: names are written one way), within the filters."""
+        """Ids, metadata, documents and vectors of up to `limit` chunks that contain the name
+        `name` as a token, exactly as written (names are written one way), within the filters."""
         col = self._current()
-        if col is None or not text:
+        if col is None or not name:
             return [], [], [], []
-        got = col.get(
-            where=flt.chroma_where(filters),
-            where_document={"$contains": text},
-            include=["metadatas", "documents", "embeddings"],
-            limit=limit,
-        )
+        cids = self.keyword_index().name_chunks(name, limit, filters)
+        if not cids:
+            return [], [], [], []
+        got = col.get(ids=cids, include=["metadatas", "documents", "embeddings"])
         vectors = got.get("embeddings")
         return got["ids"], got["metadatas"], got["documents"], [] if vectors is None else list(vectors)
 
-    def count_containing(self, text: str, limit: int) -> int:
-        """How many chunks (up to `limit`) contain `text` exactly: ids only, nothing else fetched."""
-        col = self._current()
-        if col is None or not text:
+    def count_containing(self, name: str, limit: int) -> int:
+        """How many chunks (counted up to `limit`) contain the name `name` as a token."""
+        if not name or self._current() is None:
             return 0
-        return len(col.get(where_document={"$contains": text}, include=[], limit=limit)["ids"])
+        return self.keyword_index().name_count(name, limit)
+
+    def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
+        """chunk id -> (document, metadata) for the ids still stored."""
+        if not ids:
+            return {}
+        got = self.collection.get(ids=list(ids), include=["metadatas", "documents"])
+        return {
+            cid: (doc or "", meta) for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])
+        }
+
+    def papers_at(self, first_chunks: dict[str, str]) -> dict[str, Paper]:
+        """Papers by the id of their first chunk (paper id -> chunk id), which carries the record:
+        a lookup by id, where `papers` has to search the metadata of every chunk."""
+        if not first_chunks:
+            return {}
+        got = self.collection.get(ids=list(first_chunks.values()), include=["metadatas"])
+        return {m["paper_id"]: paper_from_meta(m) for m in got["metadatas"] if "paper" in m}
 
     def papers(self, ids: list[str]) -> dict[str, Paper]:
         if not ids:
@@ -291,7 +307,7 @@ class Store:
         of the papers in `replacing` (add first: a crash in between leaves both, never neither)."""
         ids, vectors, docs, metas = [], [], [], []
         for paper, paper_hash, chunks, vecs, texts in entries:
-            ids += [f"{paper.id}::{paper_hash[:12]}::{c.position}" for c in chunks]
+            ids += [chunk_id(paper.id, paper_hash, c.position) for c in chunks]
             metas += [chunk_meta(paper, paper_hash, c) for c in chunks]
             vectors += list(vecs)
             docs += texts
@@ -323,28 +339,43 @@ class Store:
         self._invalidate()
         if self._get() is not None:
             self.client.delete_collection(self.name)
+        if self._keyword is not None:
+            self._keyword.close()
+            self._keyword, self._keyword_stamp = None, None
         shutil.rmtree(self.keyword_dir, ignore_errors=True)
 
     # ---- keyword index ----------------------------------------------------------------
     def keyword_index(self):
-        """The BM25 index over all chunks, rebuilt from Chroma when it is out of date."""
+        """The keyword index, first brought in step with Chroma when Chroma changed since."""
         from rag.keyword import KeywordIndex
 
         col = self.collection
-        stamp = ((col.metadata or {}).get("generation", ""), col.count())
+        meta = col.metadata or {}
+        stamp = f"{meta.get('generation', '')}:{col.count()}"
         with self._lock:
-            if self._keyword is not None and self._keyword_stamp == stamp:
-                return self._keyword
-            index = KeywordIndex.load(self.keyword_dir, stamp)
-            if index is None:
-                log.info("Building the keyword index from %d chunks", stamp[1])
-                index = KeywordIndex.build(
-                    [(cid, doc or "", meta) for cid, meta, doc in self.iter_chunks(col)]
+            if self._keyword is None:
+                self._keyword = KeywordIndex(self.keyword_dir)
+            if self._keyword_stamp != stamp:
+                self._keyword.sync(
+                    stamp,
+                    lambda: self._all_ids(col),
+                    lambda ids: self._fetch(col, ids),
+                    reset=str(meta.get("schema")),
                 )
-                if not stamp[0].startswith("dirty"):
-                    index.save(self.keyword_dir, stamp)
-            self._keyword, self._keyword_stamp = index, stamp
-            return index
+                self._keyword_stamp = stamp
+            return self._keyword
+
+    @staticmethod
+    def _all_ids(col) -> list[str]:
+        ids: list[str] = []
+        while page := col.get(include=[], limit=20 * PAGE, offset=len(ids))["ids"]:
+            ids += page
+        return ids
+
+    @staticmethod
+    def _fetch(col, ids: list[str]):
+        got = col.get(ids=ids, include=["metadatas", "documents"])
+        return zip(got["ids"], got["documents"], got["metadatas"])
 
 
 def store_from_settings(settings, embedder) -> Store:

@@ -89,6 +89,12 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP_WORDS}
 
 
+def keyword_terms(text: str) -> list[str]:
+    """The terms the keyword index counts: stems of the content words, in order, repeats kept
+    (term frequency is what BM25 weighs)."""
+    return _stemmer().stemWords([w for w in words(text) if w not in STOP_WORDS])
+
+
 def overlap(query_words: set[str], text: str) -> float:
     """Share of the query's content words that occur in `text`."""
     if not query_words:
@@ -143,6 +149,7 @@ def numbers(text: str, *, words: bool = True) -> set[str]:
 
 _NAME = re.compile(r"(?<![\w-])[A-Za-z0-9][\w]*(?:[-.:/][\w]+)*")
 _ACRONYM = re.compile(r"^[A-Z]{2,}s?$")
+_PROPER = re.compile(r"[A-Z][a-z]{2,}|[A-Z][a-z]+(?:-[A-Za-z0-9]+)+")
 
 
 def is_name(token: str) -> bool:
@@ -166,13 +173,21 @@ def names(text: str) -> set[str]:
     for sentence in sentences(text):
         for i, m in enumerate(_NAME.finditer(sentence)):
             token = m.group(0).rstrip(".:/-")
-            proper = (
-                i > 0
-                and re.fullmatch(r"[A-Z][a-z]{2,}|[A-Z][a-z]+(?:-[A-Za-z0-9]+)+", token)
-                and sentence[m.start() - 2 : m.start()] != ": "
-            )
+            proper = i > 0 and _PROPER.fullmatch(token) and sentence[m.start() - 2 : m.start()] != ": "
             if is_name(token) or proper:
                 found.add(token)
+    return found
+
+
+def name_tokens(text: str) -> set[str]:
+    """Every token of `text` that `names` could return for some sentence: names, and capitalized
+    words wherever they stand (a proper noun may open a sentence here and sit inside one in a
+    question). What the keyword index stores to look names up exactly."""
+    found = set()
+    for m in _NAME.finditer(text):
+        token = m.group(0).rstrip(".:/-")
+        if is_name(token) or (_PROPER.fullmatch(token) and token.lower() not in STOP_WORDS):
+            found.add(token)
     return found
 
 
