@@ -23,7 +23,7 @@ def fail(message: str, code: int = 1) -> None:
 
 def quiet_libraries() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
+    for name in ("httpx", "chromadb", "sentence_transformers", "transformers"):
         logging.getLogger(name).setLevel(logging.ERROR)
     # Read by transformers when (if) it is imported: importing it here only to silence it cost
     # half a second of every cold command, including those that never load it.

@@ -1,7 +1,7 @@
 """Metadata filters (`--filter venue=ICLR 2025 --filter status=oral`): parsed once, stored as
-lower-case fields on every chunk, and applied the same way on the dense side (a Chroma `where`),
-the keyword side (a BM25 weight mask) and the name side, so a filtered search never returns an
-unfiltered paper. Several values of one key mean "any of them"; different keys must all hold."""
+lower-case fields on every chunk, and applied the same way on the dense side (a Chroma `where`)
+and on the keyword and name sides (SQL conditions in rag/keyword.py), so a filtered search never
+returns an unfiltered paper. Several values of one key mean "any of them"; different keys must all hold."""
 
 from __future__ import annotations
 

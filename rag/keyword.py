@@ -171,8 +171,8 @@ class KeywordIndex:
                 rare.append(term)
                 total += df[term]
             rows = self._candidates(rare, filters)
-            if len(rows) < n and len(rare) < len(terms):  # a filter can leave few chunks with the rare terms
-                rows = self._candidates(terms, filters)
+            if filters and len(rows) < n and len(rare) < len(terms):
+                rows = self._candidates(terms, filters)  # the filter left few chunks with the rare terms
         idf = {t: math.log(1 + (count - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
         scored = []
         for cid, length, body in rows:

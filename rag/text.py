@@ -61,7 +61,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9\-]*[a-z0-9]|[a-z0-9]")
 
 @lru_cache(maxsize=1)
 def _stemmer():
-    import Stemmer  # PyStemmer, installed with the BM25 retriever
+    import Stemmer  # PyStemmer
 
     return Stemmer.Stemmer("english")
 
