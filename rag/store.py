@@ -346,10 +346,15 @@ class Store:
         self._invalidate()
         if self._get() is not None:
             self.client.delete_collection(self.name)
-        if self._keyword is not None:
-            self._keyword.close()
-            self._keyword, self._keyword_stamp = None, None
-        shutil.rmtree(self.keyword_dir, ignore_errors=True)
+        self.drop_keyword_index()
+
+    def drop_keyword_index(self) -> None:
+        """Delete the keyword index; the next search builds it again from Chroma."""
+        with self._lock:
+            if self._keyword is not None:
+                self._keyword.close()
+                self._keyword, self._keyword_stamp = None, None
+            shutil.rmtree(self.keyword_dir, ignore_errors=True)
 
     # ---- keyword index ----------------------------------------------------------------
     def keyword_index(self):
