@@ -192,21 +192,25 @@ class KeywordIndex:
             (match, *args, CANDIDATES),
         ).fetchall()
 
-    def name_chunks(self, name: str, limit: int, filters: flt.Filters | None = None) -> list[str]:
-        """Ids of up to `limit` chunks that contain `name` as a token, exactly as written."""
+    def name_chunks(self, forms: list[str], limit: int, filters: flt.Filters | None = None) -> list[str]:
+        """Ids of up to `limit` chunks that contain one of `forms` (a name's ways of being written,
+        `tx.name_forms`) as a token, exactly as written."""
         where, args = _filter_sql(filters)
+        marks = ",".join("?" * len(forms))
         with self._lock:
             rows = self._con.execute(
-                f"SELECT d.cid FROM names m JOIN docs d ON d.rowid = m.row WHERE m.name = ?{where} LIMIT ?",
-                (name, *args, limit),
+                "SELECT d.cid FROM docs d WHERE d.rowid IN "
+                f"(SELECT row FROM names WHERE name IN ({marks})){where} LIMIT ?",
+                (*forms, *args, limit),
             )
             return [cid for (cid,) in rows]
 
-    def name_count(self, name: str, limit: int) -> int:
-        """How many chunks (counted up to `limit`) contain `name` as a token."""
+    def name_count(self, forms: list[str], limit: int) -> int:
+        """How many chunks (counted up to `limit`) contain one of `forms` as a token."""
+        marks = ",".join("?" * len(forms))
         with self._lock:
-            sql = "SELECT count(*) FROM (SELECT 1 FROM names WHERE name = ? LIMIT ?)"
-            return self._con.execute(sql, (name, limit)).fetchone()[0]
+            sql = f"SELECT count(*) FROM (SELECT DISTINCT row FROM names WHERE name IN ({marks}) LIMIT ?)"
+            return self._con.execute(sql, (*forms, limit)).fetchone()[0]
 
 
 def _drop_old_format(directory: Path) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from rag import filters as flt
+from rag import text as tx
 from rag.records import chunk_id, chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
 
@@ -192,11 +193,11 @@ class Store:
         self, name: str, limit: int, filters: flt.Filters | None = None
     ) -> tuple[list[str], list[dict], list[str], list[list[float]]]:
         """Ids, metadata, documents and vectors of up to `limit` chunks that contain the name
-        `name` as a token, exactly as written (names are written one way), within the filters."""
+        `name` (or its plural, `tx.name_forms`) as a token, case and all, within the filters."""
         col = self._current()
         if col is None or not name:
             return [], [], [], []
-        cids = self.keyword_index().name_chunks(name, limit, filters)
+        cids = self.keyword_index().name_chunks(tx.name_forms(name), limit, filters)
         if not cids:
             return [], [], [], []
         got = col.get(ids=cids, include=["metadatas", "documents", "embeddings"])
@@ -204,10 +205,10 @@ class Store:
         return got["ids"], got["metadatas"], got["documents"], [] if vectors is None else list(vectors)
 
     def count_containing(self, name: str, limit: int) -> int:
-        """How many chunks (counted up to `limit`) contain the name `name` as a token."""
+        """How many chunks (counted up to `limit`) contain the name `name` in one of its forms."""
         if not name or self._current() is None:
             return 0
-        return self.keyword_index().name_count(name, limit)
+        return self.keyword_index().name_count(tx.name_forms(name), limit)
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict]]:
         """chunk id -> (document, metadata) for the ids still stored."""

@@ -191,6 +191,15 @@ def name_tokens(text: str) -> set[str]:
     return found
 
 
+def name_forms(name: str) -> list[str]:
+    """The ways one name is written as a token: itself, its plural, and an acronym's singular
+    ("LLM", "LLMs"): looked up together, so a name is as rare as all its forms."""
+    forms = [name, name + "s"]
+    if _ACRONYM.match(name) and name.endswith("s"):
+        forms.append(name[:-1])
+    return forms
+
+
 def name_in(name: str, text: str) -> bool:
     """Whether `name` occurs in `text` as a whole token or token run, ignoring case, hyphens and
     spacing; an acronym also matches the words it abbreviates ("LLMs" ~ "large language models")."""

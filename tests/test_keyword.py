@@ -27,6 +27,8 @@ def corpus(n: int = 60, seed: int = 3) -> dict[str, tuple[str, dict]]:
         )
     docs["p-clip::h::0"] = ("SemiCLIP aligns images and text with few pairs.", {"f_status": "poster"})
     docs["p-base::h::0"] = ("We compare against CLIP and Time-MoE on audio.", {"f_status": "oral"})
+    docs["p-llm::h::0"] = ("One LLM answers.", {"f_status": "poster"})
+    docs["p-llms::h::0"] = ("Two LLMs answer, and one LLM judges.", {"f_status": "poster"})
     return docs
 
 
@@ -95,12 +97,14 @@ def test_rare_terms_choose_the_candidates(tmp_path, monkeypatch):
 
 def test_names_are_looked_up_exactly(tmp_path):
     index, _ = synced(tmp_path, corpus())
-    assert index.name_chunks("SemiCLIP", 5) == ["p-clip::h::0"]
-    assert index.name_chunks("CLIP", 5) == ["p-base::h::0"]  # not inside "SemiCLIP"
-    assert index.name_chunks("Time-MoE", 5) == ["p-base::h::0"]
-    assert index.name_chunks("clip", 5) == []
-    assert index.name_count("Report", 100) == 60  # capitalized words count even opening a sentence
-    assert index.name_count("Report", 7) == 7
+    assert index.name_chunks(["SemiCLIP"], 5) == ["p-clip::h::0"]
+    assert index.name_chunks(["CLIP"], 5) == ["p-base::h::0"]  # not inside "SemiCLIP"
+    assert index.name_chunks(["Time-MoE"], 5) == ["p-base::h::0"]
+    assert index.name_chunks(["clip"], 5) == []
+    assert index.name_count(["Report"], 100) == 60  # capitalized words count even opening a sentence
+    assert index.name_count(["Report"], 7) == 7
+    assert sorted(index.name_chunks(tx.name_forms("LLM"), 5)) == ["p-llm::h::0", "p-llms::h::0"]
+    assert index.name_count(tx.name_forms("LLMs"), 5) == 2  # a chunk with both forms counts once
 
 
 def test_filters_hold_on_both_sides(tmp_path):
@@ -109,8 +113,8 @@ def test_filters_hold_on_both_sides(tmp_path):
     oral = {"status": ("oral",)}
     hits = index.search("graph attention reward", 50, oral)
     assert hits and all(docs[c][1]["f_status"] == "oral" for c, _ in hits)
-    assert index.name_chunks("SemiCLIP", 5, oral) == []
-    assert index.name_chunks("CLIP", 5, oral) == ["p-base::h::0"]
+    assert index.name_chunks(["SemiCLIP"], 5, oral) == []
+    assert index.name_chunks(["CLIP"], 5, oral) == ["p-base::h::0"]
 
 
 def test_sync_fetches_only_what_changed(tmp_path):
@@ -124,7 +128,7 @@ def test_sync_fetches_only_what_changed(tmp_path):
     assert source.fetched == ["p-quokka::h::0"]
     assert index.size == len(docs)
     assert [c for c, _ in index.search("semiclip", 5)] == ["p-quokka::h::0"]
-    assert index.name_chunks("SemiCLIP", 5) == ["p-quokka::h::0"]
+    assert index.name_chunks(["SemiCLIP"], 5) == ["p-quokka::h::0"]
     index.sync("g2", source.ids, source.fetch)  # same stamp: nothing read
     assert source.fetched == ["p-quokka::h::0"]
 
