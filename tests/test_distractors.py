@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import statistics
+
+import pytest
 
 from eval.distractors import MAX_COSINE, generate
 from eval.runner import ItemResult
-from eval.scale import changed, scale_summary, section
+from eval.scale import changed, paired_first_token, scale_summary, section
 from rag import text as tx
 from rag.types import Paper
 from tests.fakes import FakeEmbedder
@@ -50,9 +53,23 @@ def test_distractors_share_the_field_but_not_the_facts_names_or_numbers():
     assert stats.sentences > 0 and stats.papers == 30
 
 
-def _result(config, n, item, type_="factoid", hit=1.0, abstained=False, answered=True):
-    return ItemResult(config, item, type_, "q", "q", ["p"], [], {"hit@5": hit}, {},
+def _result(config, n, item, type_="factoid", hit=1.0, abstained=False, answered=True, first=None):
+    return ItemResult(config, item, type_, "q", "q", ["p"], [], {"hit@5": hit}, {"first_token": first},
                       answered=answered, abstained=abstained, distractors=n)  # fmt: skip
+
+
+def test_first_token_is_compared_item_by_item():
+    # Two clusters of first-token times: one item moving up a cluster shifts the p50 of a run a lot;
+    # the paired median ratio shows the typical item is barely slower.
+    low = [4.0, 4.0, 4.1, 6.0, 6.0]
+    high = [4.1, 4.1, 6.0, 6.1, 6.1]
+    results = [_result("hybrid N=0", 0, str(i), first=t) for i, t in enumerate(low)]
+    results += [_result("hybrid N=10000", 10000, str(i), first=t) for i, t in enumerate(high)]
+    results.append(_result("hybrid N=10000", 10000, "refused", first=None))
+    paired = paired_first_token(results, 0, 10000)
+    assert paired["hybrid"]["items"] == 5
+    assert statistics.median(high) / statistics.median(low) > 1.4  # the p50s: 46 % apart
+    assert paired["hybrid"]["median_ratio"] == pytest.approx(4.1 / 4.0)
 
 
 def test_the_report_names_the_items_lost_at_the_larger_index():
