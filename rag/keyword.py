@@ -213,6 +213,22 @@ class KeywordIndex:
             return self._con.execute(sql, (*forms, limit)).fetchone()[0]
 
 
+def collection_source(col: Any, page: int) -> tuple[Callable[[], list[str]], Fetch]:
+    """What `sync` reads from a Chroma collection: every chunk id, and documents by id."""
+
+    def ids() -> list[str]:
+        out: list[str] = []
+        while got := col.get(include=[], limit=page, offset=len(out))["ids"]:
+            out += got
+        return out
+
+    def fetch(wanted: list[str]):
+        got = col.get(ids=wanted, include=["metadatas", "documents"])
+        return zip(got["ids"], got["documents"], got["metadatas"])
+
+    return ids, fetch
+
+
 def _drop_old_format(directory: Path) -> None:
     """Remove the files of the earlier in-memory BM25 index (a gigabyte at 100k papers)."""
     if (directory / "citewise_stamp.json").exists():

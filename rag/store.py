@@ -360,7 +360,7 @@ class Store:
     # ---- keyword index ----------------------------------------------------------------
     def keyword_index(self):
         """The keyword index, first brought in step with Chroma when Chroma changed since."""
-        from rag.keyword import KeywordIndex
+        from rag.keyword import KeywordIndex, collection_source
 
         col = self.collection
         meta = col.metadata or {}
@@ -374,24 +374,11 @@ class Store:
             if self._keyword_stamp != stamp:
                 self._keyword.sync(
                     stamp,
-                    lambda: self._all_ids(col),
-                    lambda ids: self._fetch(col, ids),
+                    *collection_source(col, 20 * PAGE),
                     reset=str(meta.get("schema")),
                 )
                 self._keyword_stamp = stamp
             return self._keyword
-
-    @staticmethod
-    def _all_ids(col) -> list[str]:
-        ids: list[str] = []
-        while page := col.get(include=[], limit=20 * PAGE, offset=len(ids))["ids"]:
-            ids += page
-        return ids
-
-    @staticmethod
-    def _fetch(col, ids: list[str]):
-        got = col.get(ids=ids, include=["metadatas", "documents"])
-        return zip(got["ids"], got["documents"], got["metadatas"])
 
 
 def store_from_settings(settings, embedder) -> Store:
