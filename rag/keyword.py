@@ -32,7 +32,7 @@ CANDIDATES = 200  # chunks ranked by BM25 per query
 RARE_POSTINGS = 20_000
 PAGE = 500
 
-_FIELDS = [flt.PREFIX + k for k in flt.KEYS]
+_FIELDS = flt.FIELD_KEYS
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs(rowid INTEGER PRIMARY KEY, cid TEXT UNIQUE NOT NULL, len INTEGER,
@@ -233,5 +233,5 @@ def _drop_old_format(directory: Path) -> None:
     """Remove the files of the earlier in-memory BM25 index (a gigabyte at 100k papers)."""
     if (directory / "citewise_stamp.json").exists():
         for path in directory.iterdir():
-            if path.name != FILE and not path.name.startswith(FILE):
+            if not path.name.startswith(FILE):  # the file and its -wal/-shm stay
                 shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -194,10 +194,12 @@ def name_tokens(text: str) -> set[str]:
 def name_forms(name: str) -> list[str]:
     """The ways one name is written as a token: itself, its plural, and an acronym's singular
     ("LLM", "LLMs"): looked up together, so a name is as rare as all its forms."""
-    forms = [name, name + "s"]
-    if _ACRONYM.match(name) and name.endswith("s"):
-        forms.append(name[:-1])
-    return forms
+    return list(dict.fromkeys([name, name + "s", _singular(name)]))
+
+
+def _singular(name: str) -> str:
+    """An acronym's singular ("LLMs" -> "LLM"); any other name as it is."""
+    return name[:-1] if _ACRONYM.match(name) and name.endswith("s") else name
 
 
 def name_in(name: str, text: str) -> bool:
@@ -205,7 +207,7 @@ def name_in(name: str, text: str) -> bool:
     spacing; an acronym also matches the words it abbreviates ("LLMs" ~ "large language models")."""
     spaced = " " + re.sub(r"[^a-z0-9]+", " ", normalize(text)) + " "
     tokens = spaced.split()
-    variants = {name, name[:-1] if _ACRONYM.match(name) and name.endswith("s") else name}
+    variants = {name, _singular(name)}
     for variant in variants:
         key = re.sub(r"[^a-z0-9]+", " ", normalize(variant)).strip()
         if not key:
