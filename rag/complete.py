@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from rag import text as tx
-from rag.evidence import Evidence
+from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
 MAX_COMPLETIONS = 2
@@ -96,15 +98,48 @@ def missing_parts(question: str, answer: str) -> list[tuple[str, set[str]]]:
 NUMBERS = "<numbers>"  # focus marker: the part wants numbers the answer does not state yet
 
 
+_OR = re.compile(r"\s+or\s+", re.I)
+_PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
+
+
+def alternatives(question: str) -> list[str]:
+    """A question for several papers that joins two descriptions by "or" ("Which papers study
+    machine unlearning or forgetting knowledge?"), asked once for each description ("... study
+    machine unlearning?", "... study forgetting knowledge?"): each may be another paper's, and one
+    search for both favours papers that mention both. The first alternative is taken to be as
+    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting"."""
+    head = tx.asks_for_papers(question) and _OR.search(question)
+    if not head:
+        return []
+    end = _PHRASE_END.search(question, head.end())
+    b_end = end.start() if end else len(question)
+    second = question[head.end() : b_end].split()
+    while second and second[0].lower() in tx.STOP_WORDS:
+        second.pop(0)
+    before = question[: head.start()].split()
+    first = before[-min(len(second), 2) :] if second else []
+    if not second or not tx.content_words(" ".join(first)) or tx.asks_for_papers(" ".join(first)):
+        return []
+    prefix = " ".join(before[: len(before) - len(first)])
+    # The rest of the question after the second alternative, unless a third one follows.
+    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
+    return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]
+
+
 def complete(
     question: str,
     sentences: list[AnswerSentence],
     citations: list[Citation],
     evidence: Sequence[Evidence],
+    embedder=None,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Add quoted evidence for the parts the answer misses, and the title for a which-paper
-    question whose answer names no paper. Returns new sentences and citations."""
+    question whose answer names no paper; asked for several papers, each paper the answer cites
+    or an alternative of the question points to is named with what it does (`embedder` matches
+    the alternatives to the sources). Returns new sentences and citations."""
     sentences, citations = list(sentences), list(citations)
+    if tx.asks_for_papers(question):
+        sentences, citations = _describe_papers(question, sentences, citations, evidence, embedder)
     answer = " ".join(s.text for s in sentences)
     by_paper = {c.paper_id: c.number for c in citations}
     added = 0
@@ -131,6 +166,89 @@ def complete(
         sentences.insert(0, AnswerSentence(f"The paper is “{first.title}”.", [first.number], True, 1.0,
                                            False, [Check("names", True)]))  # fmt: skip
     return sentences, citations
+
+
+MAX_DESCRIBED = 3
+
+
+def _describe_papers(
+    question: str,
+    sentences: list[AnswerSentence],
+    citations: list[Citation],
+    evidence: Sequence[Evidence],
+    embedder,
+) -> tuple[list[AnswerSentence], list[Citation]]:
+    """Each paper of a several-papers answer named with a sentence of its own: the cited papers,
+    then the source that best matches each alternative of the question. A paper the answer only
+    names, or cites under a sentence that repeats the question, gets its best sentence quoted."""
+    by_id = {ev.paper.id: ev for ev in evidence}
+    targets: dict[str, Sentence | None] = {c.paper_id: None for c in citations if c.paper_id in by_id}
+    alts = alternatives(question)
+    if alts and embedder is not None and evidence:
+        for alt, vec in zip(alts, embedder.embed_batch(alts)):
+            v, words = np.asarray(vec, dtype=np.float32), tx.content_words(alt)
+
+            def fit(s: Sentence, v: np.ndarray = v, words: set[str] = words) -> float:
+                return float(s.vector @ v) + 0.35 * tx.overlap(words, s.text)
+
+            score, ev = max(((fit(s), ev) for ev in evidence for s in ev.sentences), key=lambda t: t[0])
+            if score >= ALTERNATIVE_MIN and targets.get(ev.paper.id) is None:
+                targets[ev.paper.id] = max(ev.sentences, key=lambda s: fit(s) + _told(s))
+    asked = tx.content_words(question) | tx.meta_stems()
+    titles = [t for ev in evidence for t in (ev.paper.title, ev.paper.display_title) if t]
+    by_paper = {c.paper_id: c.number for c in citations}
+    added = 0
+    for pid, sentence in targets.items():
+        if added == MAX_DESCRIBED:
+            break
+        ev, number = by_id[pid], by_paper.get(pid)
+        if number is not None and _described(number, sentences, titles, asked):
+            continue
+        sentence = sentence or max(ev.sentences, key=lambda s: s.score + _told(s))
+        if number is None:
+            number = len(citations) + 1
+            citations.append(Citation(number, pid, ev.paper.display_title, ev.paper.url, ev.paper.sources,
+                                      sentence.text, sentence.start, sentence.end, 1.0))  # fmt: skip
+            by_paper[pid] = number
+        text = f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
+        sentences.append(AnswerSentence(text, [number], True, 1.0, False, [Check("quoted", True)]))
+        added += 1
+    if added:
+        # "The papers are “A” [1] and “B” [2]." says nothing once A and B have their own sentence.
+        sentences = [
+            s
+            for s in sentences
+            if not s.citations
+            or _says_more(s, titles, asked)
+            or not all(_described(n, sentences, titles, asked) for n in s.citations)
+        ]
+    return sentences, citations
+
+
+# The least match (cosine + word overlap) of a source sentence to an alternative of the question
+# for that source to be named as a paper the alternative describes.
+ALTERNATIVE_MIN = 0.5
+CONTRIBUTION_BONUS = 0.15
+
+
+def _told(sentence: Sentence) -> float:
+    """A paper is told by what it contributes, when a sentence close to the best one says so."""
+    return CONTRIBUTION_BONUS * tx.states_contribution(sentence.text)
+
+
+def _says_more(sentence: AnswerSentence, titles: Sequence[str], asked: set[str]) -> bool:
+    """The sentence claims something beyond the question and the papers' titles."""
+    plain = sentence.text
+    for title in titles:
+        plain = re.sub(re.escape(title), " ", plain, flags=re.I)
+    return sentence.claim and bool(tx.content_words(plain) - asked)
+
+
+def _described(
+    number: int, sentences: Sequence[AnswerSentence], titles: Sequence[str], asked: set[str]
+) -> bool:
+    """Some shown sentence citing `number` says something beyond the question and the titles."""
+    return any(number in s.citations and _says_more(s, titles, asked) for s in sentences)
 
 
 def _names_a_paper(answer: str, citations: Sequence[Citation]) -> bool:

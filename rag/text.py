@@ -239,6 +239,24 @@ def asks_for_paper(question: str) -> bool:
     return bool(_ASKS_FOR_PAPER.search(question))
 
 
+def asks_for_papers(question: str) -> bool:
+    """The answer is several papers ("Which papers study ...", "What works ...")."""
+    m = _ASKS_FOR_PAPER.search(question)
+    return bool(m) and m.group(2).lower() in ("papers", "works", "studies", "articles")
+
+
+_CONTRIBUTION = re.compile(
+    r"\b(we|this (?:paper|work)|our (?:work|method|approach))\s+(?:\w+ly\s+)?(propose|present|introduce|develop|"
+    r"design|build|release|curate)s?\b",
+    re.I,
+)
+
+
+def states_contribution(sentence: str) -> bool:
+    """The sentence says what the paper itself contributes ("We present TEAL, ...")."""
+    return bool(_CONTRIBUTION.search(sentence))
+
+
 # ---- blanks
 
 # Where a name or marker was removed and nothing took its place: "The work by  claims", "are  and

@@ -3,8 +3,9 @@
 import json
 
 from rag.citations import render_text as rendered
-from rag.complete import complete, missing_parts, question_parts
+from rag.complete import alternatives, complete, missing_parts, question_parts
 from rag.evidence import evidence_for
+from rag.text import has_empty_slot
 from rag.types import AnswerSentence, Citation, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
@@ -69,3 +70,47 @@ def test_a_which_paper_answer_names_the_paper():
     assert rendered(sentences, citations).startswith("The paper is “RRM: Robust Reward Model")
     named = [AnswerSentence("RRM learns preferences independent of artifacts.", [1], True, 0.9)]
     assert complete("Which paper makes reward models robust?", named, cites, [])[0] == named
+
+
+def test_alternatives_of_a_several_papers_question():
+    assert alternatives("Which papers study machine unlearning or forgetting knowledge?") == [
+        "Which papers study machine unlearning?",
+        "Which papers study forgetting knowledge?",
+    ]
+    # The second alternative's leading "for" is dropped, the first is as long as the second.
+    assert alternatives(
+        "Which papers use low-rank structure for zeroth-order fine-tuning or for visual prompting?"
+    ) == [
+        "Which papers use low-rank structure for zeroth-order fine-tuning?",
+        "Which papers use low-rank structure for visual prompting?",
+    ]
+    # A third alternative is not carried into the first two.
+    assert alternatives("Which papers recover 3D motion or 3D humans from video or a single image?") == [
+        "Which papers recover 3D motion?",
+        "Which papers recover 3D humans from video?",
+    ]
+    # One paper asked for, or no "or": nothing to split.
+    assert alternatives("Which paper studies unlearning or forgetting?") == []
+    assert alternatives("Which papers reduce the cost of pretraining language models?") == []
+
+
+def test_a_several_papers_answer_names_each_paper_with_a_sentence_of_its_own():
+    entropy, topic, washing = _source("eHehzSDUFp", 1), _source("dh78yRFVK9", 2), _source("dXCpPgjTtd", 3)
+    question = "Which papers study machine unlearning or forgetting knowledge?"
+    # The model's real draft: two titles, one marker, nothing said beyond the question.
+    said = (
+        f"The papers “{entropy.paper.title}” and “{topic.paper.title}” study machine unlearning or "
+        "forgetting knowledge."
+    )
+    answer = [AnswerSentence(said, [1], True, 0.9)]
+    cites = [Citation(1, "eHehzSDUFp", entropy.paper.title, "", [], "", 0, 0, 0.9)]
+    sentences, citations = complete(question, answer, cites, [entropy, topic, washing], FakeEmbedder())
+    text = rendered(sentences, citations)
+    assert said not in text  # the sentence that only repeats the question is replaced
+    assert {c.paper_id for c in citations} >= {"eHehzSDUFp", "dh78yRFVK9"}
+    for c in citations:  # every cited paper: its title, then a quoted sentence of its abstract
+        own = [s for s in sentences if s.citations == [c.number]]
+        assert own and own[0].text.startswith(f"“{c.title}”: “")
+        quoted = own[0].text.split("”: “", 1)[1].rstrip("”.")
+        assert quoted in ROWS[c.paper_id]["abstract"]
+    assert not has_empty_slot(text)
