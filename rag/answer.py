@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from rag import text as tx
 from rag.citations import render_text, strip_markers
-from rag.complete import alternatives, complete
+from rag.complete import complete
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, embedded_sentences, select_evidence
 from rag.filters import Filters
@@ -290,7 +291,7 @@ class Pipeline:
     ) -> list[SearchResult]:
         """For "which papers do X or Y", the best paper for X and the best for Y are sources too:
         one search for both favours papers that mention both."""
-        alts = alternatives(query)
+        alts = tx.alternatives(query)
         if not alts:
             return results
         seen = {r.paper.id for r in results}

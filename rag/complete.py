@@ -98,34 +98,6 @@ def missing_parts(question: str, answer: str) -> list[tuple[str, set[str]]]:
 NUMBERS = "<numbers>"  # focus marker: the part wants numbers the answer does not state yet
 
 
-_OR = re.compile(r"\s+or\s+", re.I)
-_PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
-
-
-def alternatives(question: str) -> list[str]:
-    """A question for several papers that joins two descriptions by "or" ("Which papers study
-    machine unlearning or forgetting knowledge?"), asked once for each description ("... study
-    machine unlearning?", "... study forgetting knowledge?"): each may be another paper's, and one
-    search for both favours papers that mention both. The first alternative is taken to be as
-    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting"."""
-    head = tx.asks_for_papers(question) and _OR.search(question)
-    if not head:
-        return []
-    end = _PHRASE_END.search(question, head.end())
-    b_end = end.start() if end else len(question)
-    second = question[head.end() : b_end].split()
-    while second and second[0].lower() in tx.STOP_WORDS:
-        second.pop(0)
-    before = question[: head.start()].split()
-    first = before[-min(len(second), 2) :] if second else []
-    if not second or not tx.content_words(" ".join(first)) or tx.asks_for_papers(" ".join(first)):
-        return []
-    prefix = " ".join(before[: len(before) - len(first)])
-    # The rest of the question after the second alternative, unless a third one follows.
-    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
-    return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]
-
-
 def complete(
     question: str,
     sentences: list[AnswerSentence],
@@ -178,12 +150,15 @@ def _describe_papers(
     evidence: Sequence[Evidence],
     embedder,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
-    """Each paper of a several-papers answer named with a sentence of its own: the cited papers,
-    then the source that best matches each alternative of the question. A paper the answer only
+    """Each paper of a several-papers answer named with a sentence of its own: the papers it cites
+    or names by title, then the source that best matches each alternative of the question. A paper the answer only
     names, or cites under a sentence that repeats the question, gets its best sentence quoted."""
     by_id = {ev.paper.id: ev for ev in evidence}
     targets: dict[str, Sentence | None] = {c.paper_id: None for c in citations if c.paper_id in by_id}
-    alts = alternatives(question)
+    said = " ".join(s.text for s in sentences).lower()
+    # A paper the answer names by its title is one of its answers, cited or not.
+    targets |= {pid: None for pid, ev in by_id.items() if ev.paper.title and ev.paper.title.lower() in said}
+    alts = tx.alternatives(question)
     if alts and embedder is not None and evidence:
         for alt, vec in zip(alts, embedder.embed_batch(alts)):
             v, words = np.asarray(vec, dtype=np.float32), tx.content_words(alt)

@@ -243,4 +243,24 @@ def search(
     retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k, name_weight=name_weight)
     depth = max(k * candidate_multiplier, 10)
     bundle = DepthQuery(query, embedding=query_vector, top_k=depth, filters=filters or None)
-    return group_by_paper(retriever.retrieve(bundle), store, k)
+    results = group_by_paper(retriever.retrieve(bundle), store, k)
+    alts = tx.alternatives(query)
+    if not alts:
+        return results
+    # "Which papers do X or Y": X's best papers and Y's rank beside the whole question's.
+    ranked = [results] + [
+        group_by_paper(retriever.retrieve(DepthQuery(alt, top_k=depth, filters=filters or None)), store, k)
+        for alt in alts
+    ]
+    return fuse_papers(ranked, k)
+
+
+def fuse_papers(rankings: Sequence[Sequence[SearchResult]], k: int) -> list[SearchResult]:
+    """Paper rankings interleaved, the first ranking's paper first at every depth: its top paper
+    stays on top, and each other ranking's best follows right after."""
+    seen: dict[str, SearchResult] = {}
+    for depth in range(max(map(len, rankings), default=0)):
+        for ranking in rankings:
+            if depth < len(ranking):
+                seen.setdefault(ranking[depth].paper.id, ranking[depth])
+    return [replace(r, rank=i) for i, r in enumerate(list(seen.values())[:k], 1)]

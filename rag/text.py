@@ -245,6 +245,39 @@ def asks_for_papers(question: str) -> bool:
     return bool(m) and m.group(2).lower() in ("papers", "works", "studies", "articles")
 
 
+_OR = re.compile(r"\s+or\s+", re.I)
+_PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
+
+
+def alternatives(question: str) -> list[str]:
+    """A question for several papers that joins two descriptions by "or" ("Which papers study
+    machine unlearning or forgetting knowledge?"), asked once for each description ("... study
+    machine unlearning?", "... study forgetting knowledge?"): each may be another paper's, and one
+    search for both favours papers that mention both. The first alternative is taken to be as
+    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting"."""
+    head = asks_for_papers(question) and _OR.search(question)
+    if not head:
+        return []
+    end = _PHRASE_END.search(question, head.end())
+    b_end = end.start() if end else len(question)
+    second = question[head.end() : b_end].split()
+    while second and second[0].lower() in STOP_WORDS:
+        second.pop(0)
+    before = question[: head.start()].split()
+    first = before[-min(len(second), 2) :] if second else []
+    # "Which papers improve or build on LoRA": the "or" joins verbs, not two descriptions.
+    if (
+        not second
+        or len(content_words(" ".join(first))) < len(first)
+        or "papers" in (w.lower() for w in first)
+    ):
+        return []
+    prefix = " ".join(before[: len(before) - len(first)])
+    # The rest of the question after the second alternative, unless a third one follows.
+    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
+    return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]
+
+
 _CONTRIBUTION = re.compile(
     r"\b(we|this (?:paper|work)|our (?:work|method|approach))\s+(?:\w+ly\s+)?(propose|present|introduce|develop|"
     r"design|build|release|curate)s?\b",

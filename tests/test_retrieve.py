@@ -112,3 +112,26 @@ def test_sources_narrow_to_the_papers_that_name_the_subject(named, embedder):
     # nothing named in the index: unchanged
     plain = search("forecasting models", named, embedder, k=3)
     assert on_subject("forecasting models with FooBarNet", plain, named) == plain
+
+
+def _results(ids):
+    from rag.types import Paper, SearchResult
+
+    return [SearchResult(i, Paper(pid, "abstract"), 1.0 / i, []) for i, pid in enumerate(ids, 1)]
+
+
+def test_paper_rankings_interleave_with_the_first_on_top():
+    from rag.retrieve import fuse_papers
+
+    fused = fuse_papers([_results(["a", "b", "c"]), _results(["x", "a"]), _results(["y", "z"])], k=4)
+    assert [r.paper.id for r in fused] == ["a", "x", "y", "b"]
+    assert [r.rank for r in fused] == [1, 2, 3, 4]
+
+
+def test_each_alternative_of_a_several_papers_question_brings_its_best_paper(named, embedder):
+    question = "Which papers study pretrained forecasting models or memory-saving optimizers?"
+    # Asked as one, the forecasting papers fill the top; asked for each alternative, both show.
+    whole = search(question.replace("Which papers", "Which study"), named, embedder, k=2)
+    assert "p-other" not in [r.paper.id for r in whole]
+    found = [r.paper.id for r in search(question, named, embedder, k=2)]
+    assert "p-other" in found and any(pid.startswith("p-gen") or pid == "p-named" for pid in found)
