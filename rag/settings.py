@@ -139,9 +139,10 @@ class Settings(BaseSettings):
             "no_supported_sentence",
             "restates_question",
             "answer_removed",
-            "judged_unanswered",
         ],
-        description="Rules that may refuse an answer (rag/trust/); a JSON list.",
+        description="Rules that may refuse an answer (rag/trust/); a JSON list. `judged_unanswered` "
+        "(the model grades its checked answer) is off by default: on dev it refused no unanswerable "
+        "question the other rules let through and one answerable one (docs/evaluation.md).",
     )
     complete_answers: bool = Field(
         True,

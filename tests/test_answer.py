@@ -10,6 +10,7 @@ from rag.answer import (
     standalone_query,
 )
 from rag.prompts import SYSTEM_PROMPT
+from rag.settings import Settings
 from rag.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
@@ -168,8 +169,9 @@ def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
 
 
 def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
+    rules = [*Settings().abstention_rules, "judged_unanswered"]  # off by default
     pipeline, llm = make_pipeline(
-        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."], abstention_rules=rules
     )
     llm.judge_reply = "NO"
     answer = pipeline.ask("Which optimizer trains the knowledge entropy model?")

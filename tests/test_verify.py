@@ -145,11 +145,13 @@ def test_refusal_rules():
     assert trust.after_generation("Entropy declines.", nothing, "q").code == "no_supported_sentence"
     assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"
     backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
+    assert trust.after_generation("x", backed, "q", lambda c: False) is None  # the grade is off by default
+    graded = Trust(rules=(*trust.rules, "judged_unanswered"))
     assert (
-        trust.after_generation("x", backed, "Which optimizer?", lambda c: False).code == "judged_unanswered"
+        graded.after_generation("x", backed, "Which optimizer?", lambda c: False).code == "judged_unanswered"
     )
-    assert trust.after_generation("x", backed, "Which optimizer?", lambda c: None) is None  # no verdict
-    assert trust.without("judged_unanswered").after_generation("x", backed, "q", lambda c: False) is None
+    assert graded.after_generation("x", backed, "Which optimizer?", lambda c: None) is None  # no verdict
+    assert graded.without("judged_unanswered").after_generation("x", backed, "q", lambda c: False) is None
 
 
 def test_numbers_derived_from_the_source_by_arithmetic_pass():

@@ -17,7 +17,7 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   restates_question      every shown sentence only repeats the question's words (says nothing new)
   answer_removed         the draft's sentence closest to the question failed, and what is left barely
                          touches the question (true context about something else)
-  judged_unanswered      asked apart from the sources, the model says the checked answer does not
+  judged_unanswered      (off by default) asked apart from the sources, the model says the checked answer does not
                          give what the question asks for
 
 `citewise verify` (rag/claims.py) runs the same checks against a whole abstract.
