@@ -44,7 +44,7 @@ def attach_trailing_markers(text: str) -> str:
 # or opens the sentence: "proposed by [1]", "The papers are [1] and [2]", "[1] proposes".
 _NOUN_BEFORE = re.compile(
     r"(?:^|\b(?:is|are|was|were|by|from|in|see|and|or|namely|called|titled|paper|papers|work|works|"
-    r"study|studies|article|both|including|like)|[:,(])\s*$",
+    r"study|studies|article|source|both|including|like)|[:,(])\s*$",
     re.I,
 )
 

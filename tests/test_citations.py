@@ -139,3 +139,26 @@ def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
     # Asked something else, the same words are claims of the answer's own, and most are not in the source.
     other = check_answer(draft, ev, emb, coverage_only, "What does BirdSet contain?")
     assert not other.sentences and other.removed[0].checks[0].name == "coverage"
+
+
+def test_a_marker_used_as_a_noun_gets_the_papers_title():
+    from rag.citations import name_noun_markers
+
+    titles = {1: "Beyond Next Token Prediction", 2: "LoLCATs"}
+    # Drafts the default model wrote: the marker stands where the paper's name belongs.
+    assert (
+        name_noun_markers("The papers that reduce the cost of pretraining are [1] and [2].", titles)
+        == "The papers that reduce the cost of pretraining are “Beyond Next Token Prediction” [1] and “LoLCATs” [2]."
+    )
+    assert name_noun_markers("Source [2] introduces a linearizing method.", titles).startswith(
+        "Source “LoLCATs” [2] introduces"
+    )
+    # A marker after a claim cites it; a paper already named is not named twice.
+    assert (
+        name_noun_markers("Patch-level training cuts costs [1].", titles)
+        == "Patch-level training cuts costs [1]."
+    )
+    assert (
+        name_noun_markers("The work LoLCATs [2] linearizes LLMs.", titles)
+        == "The work LoLCATs [2] linearizes LLMs."
+    )
