@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag import text as tx
+from rag.embedding import Embedder
 from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
 
@@ -103,7 +104,7 @@ def complete(
     sentences: list[AnswerSentence],
     citations: list[Citation],
     evidence: Sequence[Evidence],
-    embedder=None,
+    embedder: Embedder | None = None,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Add quoted evidence for the parts the answer misses, and the title for a which-paper
     question whose answer names no paper; asked for several papers, each paper the answer cites
@@ -148,11 +149,12 @@ def _describe_papers(
     sentences: list[AnswerSentence],
     citations: list[Citation],
     evidence: Sequence[Evidence],
-    embedder,
+    embedder: Embedder | None,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Each paper of a several-papers answer named with a sentence of its own: the papers it cites
-    or names by title, then the source that best matches each alternative of the question. A paper the answer only
-    names, or cites under a sentence that repeats the question, gets its best sentence quoted."""
+    or names by title, then the source that best matches each alternative of the question. A paper
+    the answer only names, or cites under a sentence that repeats the question, gets its best
+    sentence quoted."""
     by_id = {ev.paper.id: ev for ev in evidence}
     targets: dict[str, Sentence | None] = {c.paper_id: None for c in citations if c.paper_id in by_id}
     said = " ".join(s.text for s in sentences).lower()
