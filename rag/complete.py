@@ -203,7 +203,9 @@ def _describe_papers(
 
 
 # The least match (cosine + word overlap) of a source sentence to an alternative of the question
-# for that source to be named as a paper the alternative describes.
+# for that source to be named as a paper the alternative describes. On dev the alternatives' best
+# matches score 0.67-1.04; alternatives no seed paper is about ("protein folding", "medieval
+# poetry", tried by hand) 0.14-0.26.
 ALTERNATIVE_MIN = 0.5
 CONTRIBUTION_BONUS = 0.15
 
