@@ -11,14 +11,13 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
-from rag import text as tx
 from rag.citations import render_text, strip_markers
 from rag.complete import complete
 from rag.embedding import Embedder, embedder_from_settings
-from rag.evidence import Evidence, embedded_sentences, select_evidence
+from rag.evidence import Evidence, select_evidence
 from rag.filters import Filters
 from rag.llm import LLM, LLMError, llm_from_settings
 from rag.prompts import JUDGE_SYSTEM, JUDGE_USER, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
@@ -213,10 +212,6 @@ class Pipeline:
         results = self.search(query, k or s.answer_k, query_vector=qvec, filters=filters)
         if s.on_subject:
             results = on_subject(query, results, self.store)
-        # The best papers for each alternative of the question are sources the answer may quote,
-        # not prompt evidence: the prompt (and the first token) stays the same size.
-        prompted = len(results)
-        results = self._with_alternatives(query, results, filters)
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
 
@@ -243,7 +238,7 @@ class Pipeline:
         evidence = select_evidence(
             question,
             qvec,
-            results[:prompted],
+            results,
             self.embedder,
             budget_tokens=s.context_tokens,
             keep_within=s.source_within,
@@ -267,16 +262,6 @@ class Pipeline:
             yield finish(text="".join(pieces), error=str(exc))
             return
         draft = "".join(pieces)
-        evidence = evidence + [
-            Evidence(len(evidence) + i, r.paper, sentences)
-            for i, (r, sentences) in enumerate(
-                zip(
-                    results[prompted:],
-                    embedded_sentences([r.paper for r in results[prompted:]], self.embedder),
-                ),
-                1,
-            )
-        ]
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         fields = judge(question, draft, evidence, self.embedder, trust, gate=gate,
                        ask=lambda checked: self.ask_judge(llm, checked.text, question),
@@ -285,25 +270,6 @@ class Pipeline:
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=_count(llm, messages), cached_tokens=cached)  # fmt: skip
-
-    def _with_alternatives(
-        self, query: str, results: list[SearchResult], filters: Filters | None
-    ) -> list[SearchResult]:
-        """For "which papers do X or Y", the best paper for X and the best for Y are sources too:
-        one search for both favours papers that mention both."""
-        alts = tx.alternatives(query)
-        if not alts:
-            return results
-        seen = {r.paper.id for r in results}
-        for alt, vec in zip(alts, self.embedder.embed_batch(alts)):
-            found = self.search(alt, 1, query_vector=vec, filters=filters)
-            if self.settings.on_subject:
-                found = on_subject(alt, found, self.store)
-            for r in found[:1]:
-                if r.paper.id not in seen:
-                    seen.add(r.paper.id)
-                    results = [*results, replace(r, rank=len(results) + 1)]
-        return results
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for. True/False, or None when

@@ -66,3 +66,14 @@ def test_default_model_refuses_what_the_papers_do_not_say(pipeline, question):
     answer = pipeline.ask(question)
     assert answer.abstained, answer.text
     assert answer.retrieved  # closest papers are still offered
+
+
+def test_a_several_papers_answer_names_each_paper_with_its_own_claim(pipeline):
+    # "X or Y": the unlearning paper and the knowledge-washing paper are both sources and both named.
+    answer = pipeline.ask("Which papers study machine unlearning or forgetting knowledge?")
+    assert not answer.abstained, answer.abstain_reason
+    cited = {c.paper_id: c for c in answer.citations}
+    assert {"dh78yRFVK9", "dXCpPgjTtd"} <= set(cited), answer.text
+    for c in answer.citations:  # every cited paper is named by its title, next to its own marker
+        assert f"“{c.title}” [{c.number}]" in answer.text, answer.text
+    assert not re.search(r"\s{2,}|\b(?:by|are|is|and)\s+[.,;]|“”", answer.text), answer.text
