@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import typer
@@ -141,7 +142,8 @@ def evaluate(
 
             if not (replay / "results.jsonl").is_file():
                 _fail(f"no results.jsonl in {replay}")
-            llm = ReplayLLM(replay)
+            # A confirmation no stored run has is asked of the settings' model.
+            llm = ReplayLLM(replay, live=functools.cache(lambda: Pipeline(settings).llm()))
         folder, summary = run_eval(
             Pipeline(settings, llm=llm),
             gold=gold or [],

@@ -10,12 +10,13 @@ is reported as missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from eval.gold import read_jsonl
 from rag.llm.base import LLM, LLMError, Message
-from rag.prompts import JUDGE_SYSTEM
+from rag.prompts import CONFIRM_SYSTEM, JUDGE_SYSTEM
+from rag.text import paper_description
 from rag.trust import REASONS
 
 
@@ -24,8 +25,10 @@ class ReplayLLM(LLM):
 
     backend = "replay"
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, live: Callable[[], LLM] | None = None):
         self.model = f"replay of {folder}"
+        self.live = live  # asked what no stored run answered (the paper confirmations of newer rules)
+        self.confirmed: dict[tuple[str, str], bool] = {}  # (what the question describes, title) -> verdict
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
@@ -40,11 +43,16 @@ class ReplayLLM(LLM):
                     judged = False if graded_no else True if not row.get("abstained") else None
                 if judged is not None:
                     self.verdicts[row["question"]] = judged
+                for title, verdict in (row.get("confirmed") or {}).items():
+                    self.confirmed[(paper_description(row["question"]), title)] = verdict
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
     ) -> Iterator[str]:
         prompt = messages[-1]["content"]
+        if messages[0]["content"] == CONFIRM_SYSTEM:
+            yield from self._confirm(messages, max_tokens=max_tokens)
+            return
         question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
         if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any
             if question not in self.verdicts:
@@ -54,3 +62,20 @@ class ReplayLLM(LLM):
         if question not in self.drafts:
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]
+
+    def _confirm(self, messages: list[Message], *, max_tokens: int) -> Iterator[str]:
+        """The stored confirmation of a paper, or the live model's when the run stored none."""
+        prompt = messages[-1]["content"]
+        title = _between(prompt, 'Abstract of "', '":\n')
+        description = _between(prompt, "Statement: the paper ", ".\nDoes")
+        if (description, title) in self.confirmed:
+            yield "YES" if self.confirmed[(description, title)] else "NO"
+            return
+        if self.live is None:
+            raise LLMError(f"no stored confirmation for {title!r}")
+        yield from self.live().stream(messages, max_tokens=max_tokens, temperature=0.0)
+
+
+def _between(text: str, start: str, end: str) -> str:
+    head = text.split(start, 1)[-1]
+    return head.rsplit(end, 1)[0] if end in head else head

@@ -20,12 +20,29 @@ from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, select_evidence
 from rag.filters import Filters
 from rag.llm import LLM, LLMError, llm_from_settings
-from rag.prompts import JUDGE_SYSTEM, JUDGE_USER, SOURCE_TEMPLATE, SYSTEM_PROMPT, USER_TEMPLATE
+from rag.prompts import (
+    CONFIRM_SYSTEM,
+    CONFIRM_USER,
+    JUDGE_SYSTEM,
+    JUDGE_USER,
+    SOURCE_TEMPLATE,
+    SYSTEM_PROMPT,
+    USER_TEMPLATE,
+)
 from rag.retrieve import HybridRetriever, on_subject, search
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
 from rag.text import strip_control
-from rag.trust import REFUSAL, Checked, Refusal, Trust, check_answer, clean_draft, trust_from_settings
+from rag.trust import (
+    REFUSAL,
+    Checked,
+    Confirm,
+    Refusal,
+    Trust,
+    check_answer,
+    clean_draft,
+    trust_from_settings,
+)
 from rag.types import Answer, SearchResult, Timings
 
 log = logging.getLogger(__name__)
@@ -263,13 +280,22 @@ class Pipeline:
             return
         draft = "".join(pieces)
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
+        confirmed: dict[str, bool] = {}
+
+        def confirm(description: str, ev: Evidence) -> bool | None:
+            verdict = self.confirm_paper(llm, description, ev)
+            if verdict is not None:
+                confirmed[ev.paper.display_title] = verdict
+            return verdict
+
         fields = judge(question, draft, evidence, self.embedder, trust, gate=gate,
                        ask=lambda checked: self.ask_judge(llm, checked.text, question),
-                       complete_parts=s.complete_answers)  # fmt: skip
+                       complete_parts=s.complete_answers, confirm=confirm)  # fmt: skip
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
-                     prompt_tokens=_count(llm, messages), cached_tokens=cached)  # fmt: skip
+                     prompt_tokens=_count(llm, messages), cached_tokens=cached,
+                     confirmed=confirmed)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for. True/False, or None when
@@ -282,6 +308,18 @@ class Pipeline:
             reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
         except LLMError as exc:
             log.warning("judge failed: %s", exc)
+            return None
+        return True if reply.startswith("yes") else False if reply.startswith("no") else None
+
+    def confirm_paper(self, llm: LLM, description: str, ev: Evidence) -> bool | None:
+        """Ask the model whether the source `ev` supports "the paper <description>". True/False,
+        or None when the reply is neither or the model failed."""
+        user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, description=description)
+        messages = [{"role": "system", "content": CONFIRM_SYSTEM}, {"role": "user", "content": user}]
+        try:
+            reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
+        except LLMError as exc:
+            log.warning("confirmation failed: %s", exc)
             return None
         return True if reply.startswith("yes") else False if reply.startswith("no") else None
 
@@ -306,14 +344,17 @@ def judge(
     gate: Refusal | None = None,
     ask: Callable[[Checked], bool | None] | None = None,
     complete_parts: bool = True,
+    confirm: Confirm | None = None,
 ) -> dict:
     """The Answer fields for a finished draft under `trust`: checked sentences, or a refusal.
     `gate` is the refusal a rule made before generation (the eval drafts anyway, so one stored
     draft can be judged under every rule set). The model's grade, when the rules asked for it, is
-    returned as `judged`."""
+    returned as `judged`. `confirm` asks the model whether a source is the paper a which-paper
+    question describes (see rag.trust.answers)."""
     if gate:
         return _refusal(gate)
-    checked = check_answer(clean_draft(draft), evidence, embedder, trust, question)
+    titles = [t for ev in evidence for t in (ev.paper.title, ev.paper.display_title) if t]
+    checked = check_answer(clean_draft(draft, titles), evidence, embedder, trust, question, confirm)
     grades: list[bool | None] = []
 
     def graded(c: Checked) -> bool | None:

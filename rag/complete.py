@@ -16,7 +16,7 @@ import numpy as np
 
 from rag import text as tx
 from rag.embedding import Embedder
-from rag.evidence import Evidence, Sentence
+from rag.evidence import Evidence, Sentence, best_told, fit, told
 from rag.types import AnswerSentence, Check, Citation
 
 MAX_COMPLETIONS = 2
@@ -165,12 +165,11 @@ def _describe_papers(
         for alt, vec in zip(alts, embedder.embed_batch(alts)):
             v, words = np.asarray(vec, dtype=np.float32), tx.content_words(alt)
 
-            def fit(s: Sentence, v: np.ndarray = v, words: set[str] = words) -> float:
-                return float(s.vector @ v) + 0.35 * tx.overlap(words, s.text)
-
-            score, ev = max(((fit(s), ev) for ev in evidence for s in ev.sentences), key=lambda t: t[0])
+            score, ev = max(
+                ((fit(v, words, s), ev) for ev in evidence for s in ev.sentences), key=lambda t: t[0]
+            )
             if score >= ALTERNATIVE_MIN and targets.get(ev.paper.id) is None:
-                targets[ev.paper.id] = max(ev.sentences, key=lambda s: fit(s) + _told(s))
+                targets[ev.paper.id] = best_told(v, words, ev)
     asked = tx.content_words(question) | tx.meta_stems()
     titles = [t for ev in evidence for t in (ev.paper.title, ev.paper.display_title) if t]
     by_paper = {c.paper_id: c.number for c in citations}
@@ -181,7 +180,7 @@ def _describe_papers(
         ev, number = by_id[pid], by_paper.get(pid)
         if number is not None and _described(number, sentences, titles, asked):
             continue
-        sentence = sentence or max(ev.sentences, key=lambda s: s.score + _told(s))
+        sentence = sentence or max(ev.sentences, key=lambda s: s.score + told(s))
         if number is None:
             number = len(citations) + 1
             citations.append(Citation(number, pid, ev.paper.display_title, ev.paper.url, ev.paper.sources,
@@ -207,12 +206,6 @@ def _describe_papers(
 # matches score 0.67-1.04; alternatives no seed paper is about ("protein folding", "medieval
 # poetry", tried by hand) 0.14-0.26.
 ALTERNATIVE_MIN = 0.5
-CONTRIBUTION_BONUS = 0.15
-
-
-def _told(sentence: Sentence) -> float:
-    """A paper is told by what it contributes, when a sentence close to the best one says so."""
-    return CONTRIBUTION_BONUS * tx.states_contribution(sentence.text)
 
 
 def _says_more(sentence: AnswerSentence, titles: Sequence[str], asked: set[str]) -> bool:

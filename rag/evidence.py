@@ -11,7 +11,7 @@ import numpy as np
 
 from rag.embedding import Embedder
 from rag.prompts import INSTRUCTION_PATTERNS
-from rag.text import content_words, estimate_tokens, overlap, sentence_spans
+from rag.text import content_words, estimate_tokens, overlap, sentence_spans, states_contribution
 from rag.types import Paper, SearchResult
 
 _INSTRUCTION = re.compile("|".join(INSTRUCTION_PATTERNS), re.I)
@@ -64,7 +64,7 @@ def select_evidence(
         # Sentences addressed to the model are not evidence.
         sentences = [s for s in embedded if not _INSTRUCTION.search(s.text)]
         for s in sentences:
-            s.score = float(s.vector @ qv) + 0.35 * overlap(qwords, s.text)
+            s.score = fit(qv, qwords, s)
         sources.append(Evidence(0, result.paper, sentences))
     sources = [ev for ev in sources if ev.sentences]
     if not sources:
@@ -89,6 +89,28 @@ def select_evidence(
         ev.number = number
         ev.chosen.sort()
     return kept
+
+
+def fit(vector: np.ndarray, words: set[str], sentence: Sentence) -> float:
+    """How well a sentence matches a text (the question, or what it says a paper does), given the
+    text's vector and content words: cosine plus a share of its words the sentence contains. Word
+    overlap rescues names and numbers the small embedder blurs."""
+    return float(sentence.vector @ vector) + 0.35 * overlap(words, sentence.text)
+
+
+# A paper is best told by what it contributes ("we propose ..."): a sentence that says so is
+# preferred over a slightly closer one (rag/complete.py, measured on dev multi-paper items).
+CONTRIBUTION_BONUS = 0.15
+
+
+def told(sentence: Sentence) -> float:
+    """The bonus of a sentence that states the paper's contribution."""
+    return CONTRIBUTION_BONUS * states_contribution(sentence.text)
+
+
+def best_told(vector: np.ndarray, words: set[str], ev: Evidence) -> Sentence:
+    """The sentence of `ev` that tells best what the paper does about a text (vector, words)."""
+    return max(ev.sentences, key=lambda s: fit(vector, words, s) + told(s))
 
 
 def embedded_sentences(papers: list[Paper], embedder: Embedder) -> list[list[Sentence]]:

@@ -15,6 +15,18 @@ SYSTEM_PROMPT = """You are a research assistant. You answer questions using the 
 JUDGE_SYSTEM = "You check whether an answer responds to a question. Reply with one word: YES or NO."
 JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what the question asks for?"
 
+# Asked which paper, a sentence naming one in the question's own words is confirmed by the model
+# against that paper's evidence, in a fresh short conversation (2-3 s on 2 cores, only for such
+# sentences). On dev it said YES for 18 of 20 right papers and NO for all 4 near misses tried.
+CONFIRM_SYSTEM = (
+    "You check whether a paper abstract supports a statement about the paper. Reply with one word: YES or NO."
+)
+CONFIRM_USER = """Abstract of "{title}":
+{text}
+
+Statement: the paper {description}.
+Does the abstract support the statement?"""
+
 SOURCE_TEMPLATE = '<source id="{number}" title="{title}">\n{text}\n</source>'
 
 # The question is asked before the sources and again after them. Measured on dev (70 items, qwen1.5b,

@@ -126,8 +126,14 @@ class Settings(BaseSettings):
         description="Min share of an answer sentence's content words that its cited passage must "
         "contain (the coverage check).",
     )
+    min_paper_fit: float = Field(
+        0.5,
+        description="Asked which paper, a sentence naming one in the question's words is shown as "
+        "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
+        "the question describes) reaches this (the paper_fit check).",
+    )
     claim_checks: list[str] = Field(
-        ["numbers", "names", "polarity", "direction", "coverage", "similarity"],
+        ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
         "(rag/trust/); a JSON list. Switch one off only to measure it.",
     )

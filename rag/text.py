@@ -76,6 +76,18 @@ def meta_stems() -> frozenset[str]:
     return frozenset(stem(w) for w in META_WORDS)
 
 
+# Words by which a sentence points at a paper ("It can be found in the source titled ...").
+NAMING_WORDS = frozenset(
+    "titled entitled called named found find finds described describes discussed discusses available "
+    "see paper papers work works study studies yes".split()
+)
+
+
+def naming_stems() -> frozenset[str]:
+    """Stems of META_WORDS and NAMING_WORDS: what a sentence that only names a paper may contain."""
+    return meta_stems() | frozenset(stem(w) for w in NAMING_WORDS)
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (hyphenated compounds split into their parts), in order."""
     out: list[str] = []
@@ -231,18 +243,33 @@ def _abbreviates(acronym: str, tokens: list[str]) -> bool:
 
 # ---- questions
 
-_ASKS_FOR_PAPER = re.compile(r"\b(which|what) (papers?|works?|stud(?:y|ies)|articles?)\b", re.I)
+_ASKS_FOR_PAPER = re.compile(
+    r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )(papers?|works?|stud(?:y|ies)|articles?)\b",
+    re.I,
+)
 
 
 def asks_for_paper(question: str) -> bool:
-    """The answer is a paper ("Which paper introduces ...", "What work studies ...")."""
+    """The answer is a paper ("Which paper introduces ...", "What work studies ...", "Is there a
+    paper on ...")."""
     return bool(_ASKS_FOR_PAPER.search(question))
 
 
 def asks_for_papers(question: str) -> bool:
     """The answer is several papers ("Which papers study ...", "What works ...")."""
     m = _ASKS_FOR_PAPER.search(question)
-    return bool(m) and m.group(2).lower() in ("papers", "works", "studies", "articles")
+    return bool(m) and m.group(1).lower() in ("papers", "works", "studies", "articles")
+
+
+def paper_description(question: str) -> str:
+    """What a which-paper question says the paper is or does ("Which work shows that pruned
+    networks resist noise?" -> "shows that pruned networks resist noise"); the question itself
+    when it does not ask for a paper."""
+    m = _ASKS_FOR_PAPER.search(question)
+    if not m:
+        return question
+    rest = re.sub(r"^\s*(?:that|which|on|about)\s+", "", question[m.end() :], flags=re.I)
+    return rest.strip().rstrip("?").strip() or question
 
 
 _OR = re.compile(r"\s+or\s+", re.I)

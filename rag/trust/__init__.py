@@ -8,6 +8,9 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
   coverage    most of the claim's content words occur in the passage (another paper's finding does not)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
+  paper_fit   asked which paper, a sentence naming one in the question's words that fails the checks
+              above is shown as the paper's best sentence, quoted, when that sentence fits what the
+              question describes and the model confirms the paper does it (rag/trust/answers.py)
 
 Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
   low_relevance          no retrieved passage is similar enough to the question: refuse before generating
@@ -26,7 +29,7 @@ checks.py holds the claim checks, rules.py the thresholds and abstention rules (
 answers.py the checking of a whole draft (`check_answer`).
 """
 
-from rag.trust.answers import Checked, check_answer, clean_draft
+from rag.trust.answers import Checked, Confirm, check_answer, clean_draft
 from rag.trust.checks import (
     DOWN,
     UP,
@@ -56,7 +59,7 @@ from rag.trust.rules import (
 )
 
 __all__ = [
-    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Refusal",
+    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
     "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",

@@ -4,7 +4,7 @@ it cites (or moved to one that passes), failures removed and kept with their rea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from rag.citations import (
     renumber,
     strip_markers,
 )
-from rag.evidence import Evidence, Sentence
+from rag.evidence import Evidence, Sentence, best_told, fit
 from rag.trust.checks import has_claim
 from rag.trust.rules import Trust
 from rag.types import AnswerSentence, Check, Citation
@@ -36,14 +36,21 @@ _AUTHORS = re.compile(r",?\s+(?:by|from)\s+(?:[A-Z][\w'-]+\s+){1,3}et al\.?(?=[\
 _ENUMERATOR = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 
 
-def clean_draft(text: str) -> str:
+def clean_draft(text: str, titles: Sequence[str] = ()) -> str:
     """Drop echoed prompt markup, author attributions ("by X et al.", which no abstract can back),
     list enumerators ("1.", "-": a list item is a sentence, its number no claim) and sentences that
-    only point at the sources."""
+    only point at the sources, unless they name a paper by one of its `titles` ("It can be found
+    in the source titled ..." answers a which-paper question)."""
     text = _AUTHORS.sub("", _MARKUP.sub("", text))
     lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
+    low = [t.lower() for t in titles if t]
+
+    def pointer(sentence: str) -> bool:
+        plain = strip_markers(sentence)
+        return bool(_META.search(plain)) and not any(t in plain.lower() for t in low)
+
     # Lines stay lines: a list item is a sentence of its own, whatever its punctuation.
-    kept = [" ".join(s for s in tx.sentences(line) if not _META.search(strip_markers(s))) for line in lines]
+    kept = [" ".join(s for s in tx.sentences(line) if not pointer(s)) for line in lines]
     kept = [line for line in kept if line]
     return "\n".join(kept) if kept else text.strip()
 
@@ -76,8 +83,41 @@ def _where(ev: Evidence) -> str:
     return f"“{title[:60]}{'…' if len(title) > 60 else ''}”"
 
 
+def _quote(ev: Evidence, sentence: Sentence) -> str:
+    return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
+
+
+Confirm = Callable[[str, Evidence], "bool | None"]
+
+
+def _paper_answer(
+    question: str, ev: Evidence, embedder, trust: Trust, confirm: Confirm
+) -> tuple[float, Sentence, Check] | None:
+    """Asked which paper, a sentence that names one in the question's own words ("The work by
+    “X” shows that <the question's words>", "It is titled “X” [1]") claims that the paper is what
+    the question describes. The claim checks cannot tell a paraphrase from a detail the paper does
+    not give, so it is checked twice: the paper's best sentence must fit the description (cosine +
+    word overlap >= `min_paper_fit`) and the model, shown the paper's evidence, must confirm it.
+    The sentence shown is then that paper sentence, quoted: the restatement is never shown as a
+    fact. Returns (fit, the sentence, the check), or None."""
+    description = tx.paper_description(question)
+    vector = np.asarray(embedder.embed(description), dtype=np.float32)
+    words = tx.content_words(description)
+    score = max((fit(vector, words, s) for s in ev.sentences), default=0.0)
+    if score < trust.min_paper_fit or confirm(description, ev) is not True:
+        return None
+    sentence = best_told(vector, words, ev)
+    detail = f"the model confirms the paper {description} (fit {score:.2f})"
+    return score, sentence, Check("paper_fit", True, detail)
+
+
 def check_answer(
-    draft: str, evidence: Sequence[Evidence], embedder, trust: Trust, question: str = ""
+    draft: str,
+    evidence: Sequence[Evidence],
+    embedder,
+    trust: Trust,
+    question: str = "",
+    confirm: Confirm | None = None,
 ) -> Checked:
     """Check every sentence of `draft` against the sources it cites. A sentence whose cited
     source fails a check is given to another offered source that passes all of them (small
@@ -86,7 +126,9 @@ def check_answer(
     Asked for a paper, a sentence that names one by its title ("“BirdSet: ...” introduces a
     benchmark for classifying bird sounds") says that paper is what the question describes, in
     the question's words: those words count as covered, and the similarity check decides whether
-    the paper is about what the question asks."""
+    the paper is about what the question asks. A sentence that only names a paper in the
+    question's words and fails those checks is confirmed by `confirm` (the model: does this
+    source support "the paper <what the question describes>"?), see `_paper_answer`."""
     offered = {ev.number: ev for ev in evidence}
     titles = {n: ev.paper.title for n, ev in offered.items() if ev.paper.title}
     raw = [
@@ -105,6 +147,8 @@ def check_answer(
     removed: list[AnswerSentence] = []
     best: dict[int, tuple[float, Sentence]] = {}
     supported: list[str] = []
+    rescued: set[int] = set()
+    meta = tx.naming_stems()
     for text, sentence, claim, names_, vec in zip(raw, plain, claims, named, vectors):
         cited = list(dict.fromkeys(parse_markers(text)))
         invented += sum(1 for n in cited if n not in offered)
@@ -140,6 +184,21 @@ def check_answer(
             shown.append(AnswerSentence(sentence, good, True, score, attributed, checks))
             supported.append(claim)
             continue
+        answer = (names_ or cited)[:1]
+        paper_check = asked and answer and confirm is not None and "paper_fit" in trust.checks
+        if paper_check and not tx.content_words(claim) - asked - meta:
+            if answer[0] in rescued:  # the paper is already shown with its quote
+                continue
+            described = _paper_answer(question, offered[answer[0]], embedder, trust, confirm)
+            if described is not None:
+                score, quoted, check = described
+                best[answer[0]] = (score, quoted)
+                rescued.add(answer[0])
+                shown.append(
+                    AnswerSentence(_quote(offered[answer[0]], quoted), answer, True, score, False, [check])
+                )
+                supported.append(quoted.text)
+                continue
         # Report the checks against the source the model cited, or the closest one.
         checked_cited = [n for n in cited if n in verdicts]
         blame = (

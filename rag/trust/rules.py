@@ -73,6 +73,7 @@ class Trust:
     support_threshold: float = 0.45
     min_relevance: float = 0.23
     min_coverage: float = 0.5
+    min_paper_fit: float = 0.5
     checks: tuple[str, ...] = CLAIM_CHECKS
     rules: tuple[str, ...] = RULES
 
@@ -118,7 +119,8 @@ class Trust:
                 else f"the source is about something else ({score:.2f})",
             ),
         }
-        return ck.Verdict(source.number, [run[name]() for name in self.checks], best, round(score, 4))
+        checks = [run[name]() for name in self.checks if name in run]
+        return ck.Verdict(source.number, checks, best, round(score, 4))
 
     # ---- rules
 
@@ -173,6 +175,7 @@ def trust_from_settings(settings) -> Trust:
         support_threshold=settings.support_threshold,
         min_relevance=settings.min_relevance,
         min_coverage=settings.min_coverage,
+        min_paper_fit=settings.min_paper_fit,
         checks=tuple(settings.claim_checks),
         rules=tuple(settings.abstention_rules),
     )

@@ -1,0 +1,98 @@
+"""Which-paper answers in the question's own words: recognized, checked against the paper named
+(fit + the model's confirmation), and shown as that paper's quoted sentence, never as the
+restatement. Real seed abstracts; the embedder is the deterministic fake, so the fit threshold is
+set to 0 where a test is about the confirmation."""
+
+import json
+
+from rag.evidence import evidence_for
+from rag.text import asks_for_paper, asks_for_papers, paper_description
+from rag.trust import Trust, check_answer, clean_draft
+from rag.types import Paper
+from tests.conftest import SEEDS
+from tests.fakes import FakeEmbedder
+
+ROWS = {r["id"]: r for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}
+SD_LORA = "5U1rlpX68A"
+QUESTION = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
+# The default model's draft for that question (dev item which-14).
+DRAFT = (
+    "Yes, there is a paper on continual learning that separates how large LoRA updates are from which way they point. "
+    'It is titled "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning" and can be found in source [1].'
+)
+
+
+def _source(pid: str, number: int = 1):
+    row = ROWS[pid]
+    return evidence_for(Paper(pid, row["abstract"], title=row["title"]), FakeEmbedder(), number)
+
+
+def test_questions_that_ask_for_a_paper_and_what_they_describe():
+    assert asks_for_paper(QUESTION) and not asks_for_papers(QUESTION)
+    assert paper_description(QUESTION).startswith("continual learning that separates")
+    which = "Which work shows that networks pruned during training resist blurry pictures?"
+    assert paper_description(which) == "shows that networks pruned during training resist blurry pictures"
+    assert asks_for_papers("Are there papers on machine unlearning?")
+    assert not asks_for_paper("Is there a recipe for tuning a 7B chatbot on a small budget?")
+    assert paper_description("What is PAD?") == "What is PAD?"
+
+
+def test_a_sentence_that_names_a_paper_is_not_dropped_as_a_pointer():
+    titles = [ROWS[SD_LORA]["title"]]
+    assert "It is titled" in clean_draft(DRAFT, titles)
+    assert (
+        clean_draft("This is stated in the source [1]. Entropy declines [1].", titles)
+        == "Entropy declines [1]."
+    )
+
+
+def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement():
+    asked: list[tuple[str, str]] = []
+
+    def confirm(description, ev):
+        asked.append((description, ev.paper.id))
+        return True
+
+    checked = check_answer(
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION, confirm
+    )
+    assert asked == [(paper_description(QUESTION), SD_LORA)]
+    [shown] = checked.sentences
+    assert shown.text.startswith("“SD-LoRA: Scalable Decoupled") and shown.citations == [1]
+    assert shown.checks[0].name == "paper_fit" and shown.checks[0].passed
+    quoted = shown.text.split("”: “", 1)[1].rstrip("”.")
+    assert quoted in ROWS[SD_LORA]["abstract"]
+    # The restatement without a citation is still removed, with its failed checks.
+    assert [s.text for s in checked.removed] == [DRAFT.split(". ")[0] + "."]
+    assert checked.citations[0].paper_id == SD_LORA and checked.supported
+
+
+def test_a_paper_the_model_does_not_confirm_is_not_shown():
+    checked = check_answer(
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION, lambda d, ev: False
+    )
+    assert not checked.sentences and not checked.supported and len(checked.removed) == 2
+
+
+def test_a_paper_below_the_fit_is_not_put_to_the_model():
+    def confirm(description, ev):
+        raise AssertionError("the model is asked only about a paper that fits")
+
+    checked = check_answer(
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=5.0), QUESTION, confirm
+    )
+    assert not checked.supported
+
+
+def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
+    plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION)
+    off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0).without("paper_fit"),
+                       QUESTION, lambda d, ev: True)  # fmt: skip
+    assert not plain.supported and not off.supported
+
+
+def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
+    draft = "The paper “SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning” reaches 99.9% accuracy on ImageNet [1]."  # fmt: skip
+    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION,
+                           lambda d, ev: True)  # fmt: skip
+    assert not checked.supported and "99.9" in checked.removed[0].why_not

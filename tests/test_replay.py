@@ -1,0 +1,45 @@
+"""`citewise eval --replay`: stored drafts, grades and paper confirmations answered from a run's
+results.jsonl; a confirmation the run never stored is asked of the live model, or fails clearly."""
+
+import json
+
+import pytest
+
+from eval.replay import ReplayLLM
+from rag.llm import LLMError
+from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
+from rag.text import paper_description
+from tests.fakes import FakeLLM
+
+QUESTION = "Which paper draws training setups as pictures?"
+TITLE = "Learning Diagrams: A Graphical Language for Compositional Training Regimes"
+
+
+def _run(tmp_path, **extra):
+    row = {"id": "which-13", "question": QUESTION, "query": QUESTION, "answered": True,
+           "draft": "The paper is [1].", "judged": True, **extra}  # fmt: skip
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    return tmp_path
+
+
+def _confirm(title: str = TITLE) -> list[dict[str, str]]:
+    user = CONFIRM_USER.format(title=title, text="We introduce learning diagrams.", description=paper_description(QUESTION))  # fmt: skip
+    return [{"role": "system", "content": CONFIRM_SYSTEM}, {"role": "user", "content": user}]
+
+
+def test_stored_draft_grade_and_confirmation_are_replayed(tmp_path):
+    llm = ReplayLLM(_run(tmp_path, confirmed={TITLE: False}))
+    assert llm.items == {"which-13"}
+    assert llm.complete([{"role": "system", "content": "x"}, {"role": "user", "content": f"Question: {QUESTION}\n..."}]) == "The paper is [1]."  # fmt: skip
+    judge = [{"role": "system", "content": JUDGE_SYSTEM},
+             {"role": "user", "content": JUDGE_USER.format(question=QUESTION, answer="x")}]  # fmt: skip
+    assert llm.complete(judge) == "YES"
+    assert llm.complete(_confirm()) == "NO"
+
+
+def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp_path):
+    live = FakeLLM(["YES"])
+    assert ReplayLLM(_run(tmp_path), live=lambda: live).complete(_confirm()) == "YES"
+    assert live.prompts == [_confirm()]
+    with pytest.raises(LLMError, match="no stored confirmation"):
+        ReplayLLM(_run(tmp_path)).complete(_confirm("Another paper"))
