@@ -100,7 +100,7 @@ def fit(vector: np.ndarray, words: set[str], sentence: Sentence) -> float:
 
 # A paper is best told by what it contributes ("we propose ..."): a sentence that says so is
 # preferred over a slightly closer one (rag/complete.py, measured on dev multi-paper items).
-CONTRIBUTION_BONUS = 0.15
+CONTRIBUTION_BONUS = 0.3
 
 
 def told(sentence: Sentence) -> float:
