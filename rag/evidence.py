@@ -101,7 +101,7 @@ def fit(vector: np.ndarray, words: set[str], sentence: Sentence) -> float:
 # A paper is best told by what it contributes ("we propose ..."): a sentence that says so is
 # preferred over a slightly closer one. 0.15 in round 7 (dev multi items 0.688 -> 0.875); 0.3 in
 # round 8: the stored drafts of five dev runs judged again, one multi item gained its second fact
-# ("we present TEAL" over "activation sparsity can enable ..."), none lost one.
+# ("this paper proposes ... (LOZO)" over "existing ZO methods struggle ..."), none lost one.
 CONTRIBUTION_BONUS = 0.3
 
 
