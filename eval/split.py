@@ -6,6 +6,11 @@ stratified by question type and near-miss flag, and within each stratum determin
 ordered by a hash of their id, alternating test/dev), so re-running it on the same items gives
 the same files. New items are appended to one of the two files by hand, keeping the balance;
 `python -m eval.split --check` verifies that every stratum stays balanced within one item.
+
+Items marked `"dev_only": true` were written later to measure one change on dev (round 8: eight
+which-paper paraphrases and four which-paper unanswerables); they are left out of the balance.
+Putting half of them into test afterwards would put items whose results were read while tuning
+into the headline, and would change the test split that earlier rounds are compared on.
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ def imbalance(dev: list[dict], test: list[dict]) -> list[str]:
     counts: dict[tuple[str, bool], list[int]] = defaultdict(lambda: [0, 0])
     for i, rows in enumerate((dev, test)):
         for row in rows:
-            counts[stratum(row)][i] += 1
+            if not row.get("dev_only"):
+                counts[stratum(row)][i] += 1
     return [f"{t}{' (near miss)' if nm else ''}: dev {d}, test {s}" for (t, nm), (d, s) in
             sorted(counts.items()) if abs(d - s) > 1]  # fmt: skip
 

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from eval import metrics as m
 from eval.configs import Config
-from eval.gold import DEFAULT_GOLD, TYPES, GoldError, load_gold
+from eval.gold import DEFAULT_GOLD, TYPES, GoldError, load_gold, read_jsonl
 from eval.report import compare, write_report
 from eval.runner import run_config
+from eval.split import imbalance
 from rag.cli import app
 from tests.conftest import SEEDS, make_pipeline, write_jsonl
 
@@ -65,6 +66,15 @@ def test_shipped_gold_set_meets_the_spec():
     assert all(counts.values()), counts
     unanswerable = [i for i in items if i.type == "unanswerable"]
     assert len(unanswerable) >= 12 and sum(i.near_miss for i in unanswerable) >= 4
+
+
+def test_the_committed_split_is_balanced_apart_from_dev_only_items():
+    dev, test = (read_jsonl(DEFAULT_GOLD / f"{name}.jsonl") for name in ("dev", "test"))
+    assert imbalance(dev, test) == []
+    test_only = [r for r in test if r.get("dev_only")]
+    assert not test_only, "a dev-only item in the test split"
+    # Without the flag, the which-paper items written for round 8 would unbalance the split.
+    assert imbalance([{k: v for k, v in r.items() if k != "dev_only"} for r in dev], test)
 
 
 @pytest.mark.parametrize(
