@@ -4,16 +4,19 @@ restatement. Real seed abstracts; the embedder is the deterministic fake, so the
 set to 0 where a test is about the confirmation."""
 
 import json
+from dataclasses import replace
 
 from rag.evidence import evidence_for
+from rag.settings import Settings
 from rag.text import asks_for_paper, asks_for_papers, paper_description
-from rag.trust import Trust, check_answer, clean_draft
+from rag.trust import CLAIM_CHECKS, Trust, check_answer, clean_draft
 from rag.types import Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
 ROWS = {r["id"]: r for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}
 SD_LORA = "5U1rlpX68A"
+ON = Trust(min_paper_fit=0.0, checks=(*CLAIM_CHECKS, "paper_fit"))
 QUESTION = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
 # The default model's draft for that question (dev item which-14).
 DRAFT = (
@@ -53,9 +56,7 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
         asked.append((description, ev.paper.id))
         return True
 
-    checked = check_answer(
-        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION, confirm
-    )
+    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, confirm)
     assert asked == [(paper_description(QUESTION), SD_LORA)]
     [shown] = checked.sentences
     assert shown.text.startswith("“SD-LoRA: Scalable Decoupled") and shown.citations == [1]
@@ -68,9 +69,7 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
 
 
 def test_a_paper_the_model_does_not_confirm_is_not_shown():
-    checked = check_answer(
-        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION, lambda d, ev: False
-    )
+    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda d, ev: False)
     assert not checked.sentences and not checked.supported and len(checked.removed) == 2
 
 
@@ -79,20 +78,22 @@ def test_a_paper_below_the_fit_is_not_put_to_the_model():
         raise AssertionError("the model is asked only about a paper that fits")
 
     checked = check_answer(
-        DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=5.0), QUESTION, confirm
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), replace(ON, min_paper_fit=5.0), QUESTION, confirm
     )
     assert not checked.supported
 
 
 def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
-    plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION)
-    off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0).without("paper_fit"),
+    plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION)
+    off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.without("paper_fit"),
                        QUESTION, lambda d, ev: True)  # fmt: skip
     assert not plain.supported and not off.supported
+    # Off by default: on test the default model did not confirm the right papers (docs/evaluation.md).
+    assert "paper_fit" not in Settings().claim_checks and "paper_fit" not in CLAIM_CHECKS
 
 
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
     draft = "The paper “SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning” reaches 99.9% accuracy on ImageNet [1]."  # fmt: skip
-    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), Trust(min_paper_fit=0.0), QUESTION,
+    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION,
                            lambda d, ev: True)  # fmt: skip
     assert not checked.supported and "99.9" in checked.removed[0].why_not
