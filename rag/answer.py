@@ -298,36 +298,32 @@ class Pipeline:
                      confirmed=confirmed)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
-        """Ask the model whether `answer` gives what `question` asks for. True/False, or None when
-        the reply is neither or the model failed."""
-        messages = [
-            {"role": "system", "content": JUDGE_SYSTEM},
-            {"role": "user", "content": JUDGE_USER.format(question=question, answer=strip_markers(answer))},
-        ]
-        try:
-            reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
-        except LLMError as exc:
-            log.warning("judge failed: %s", exc)
-            return None
-        return True if reply.startswith("yes") else False if reply.startswith("no") else None
+        """Ask the model whether `answer` gives what `question` asks for."""
+        user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
+        return _yes_no(llm, JUDGE_SYSTEM, user, "judge")
 
     def confirm_paper(self, llm: LLM, description: str, ev: Evidence) -> bool | None:
-        """Ask the model whether the source `ev` supports "the paper <description>". True/False,
-        or None when the reply is neither or the model failed."""
+        """Ask the model whether the source `ev` supports "the paper <description>"."""
         user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, description=description)
-        messages = [{"role": "system", "content": CONFIRM_SYSTEM}, {"role": "user", "content": user}]
-        try:
-            reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
-        except LLMError as exc:
-            log.warning("confirmation failed: %s", exc)
-            return None
-        return True if reply.startswith("yes") else False if reply.startswith("no") else None
+        return _yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
 
     def ask(self, question: str, **kwargs) -> Answer:
         for event in self.stream(question, **kwargs):
             if isinstance(event, AnswerEvent):
                 return event.answer
         raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
+
+
+def _yes_no(llm: LLM, system: str, user: str, what: str) -> bool | None:
+    """The model's one-word verdict in a short prompt of its own: True/False, or None when the
+    reply is neither or the model failed."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    try:
+        reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
+    except LLMError as exc:
+        log.warning("%s failed: %s", what, exc)
+        return None
+    return True if reply.startswith("yes") else False if reply.startswith("no") else None
 
 
 def _refusal(refusal: Refusal) -> dict:
