@@ -10,12 +10,13 @@ is reported as missing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from eval.gold import read_jsonl
 from rag.llm.base import LLM, LLMError, Message
-from rag.prompts import CONFIRM_SYSTEM, JUDGE_SYSTEM
+from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM
 from rag.text import paper_description
 from rag.trust import REASONS
 
@@ -65,9 +66,8 @@ class ReplayLLM(LLM):
 
     def _confirm(self, messages: list[Message], *, max_tokens: int) -> Iterator[str]:
         """The stored confirmation of a paper, or the live model's when the run stored none."""
-        prompt = messages[-1]["content"]
-        title = _between(prompt, 'Abstract of "', '":\n')
-        description = _between(prompt, "Statement: the paper ", ".\nDoes")
+        m = _CONFIRM.fullmatch(messages[-1]["content"])
+        title, description = (m["title"], m["description"]) if m else ("", "")
         if (description, title) in self.confirmed:
             yield "YES" if self.confirmed[(description, title)] else "NO"
             return
@@ -76,6 +76,11 @@ class ReplayLLM(LLM):
         yield from self.live().stream(messages, max_tokens=max_tokens, temperature=0.0)
 
 
-def _between(text: str, start: str, end: str) -> str:
-    head = text.split(start, 1)[-1]
-    return head.rsplit(end, 1)[0] if end in head else head
+# The confirmation prompt read back: CONFIRM_USER with its fields as groups.
+_CONFIRM = re.compile(
+    re.escape(CONFIRM_USER)
+    .replace(re.escape("{title}"), "(?P<title>.*?)")
+    .replace(re.escape("{text}"), ".*")
+    .replace(re.escape("{description}"), "(?P<description>.*)"),
+    re.S,
+)

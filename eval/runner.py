@@ -43,9 +43,8 @@ class ItemResult:
     error: str = ""
     draft: str = ""  # the model's text before checking
     judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
-    confirmed: dict[str, bool] = field(
-        default_factory=dict
-    )  # paper title -> the model confirmed it (paper_fit)
+    # paper title -> the model confirmed it (paper_fit)
+    confirmed: dict[str, bool] = field(default_factory=dict)
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
     distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None

@@ -151,9 +151,8 @@ class Answer:
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
-    confirmed: dict[str, bool] = field(
-        default_factory=dict
-    )  # paper id -> the model confirmed it is the one asked for
+    # paper title -> the model confirmed it is the paper a which-paper question asks for (paper_fit)
+    confirmed: dict[str, bool] = field(default_factory=dict)
     evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache

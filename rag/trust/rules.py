@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 CLAIM_CHECKS = tuple(Settings.model_fields["claim_checks"].default)
 RULES = tuple(Settings.model_fields["abstention_rules"].default)
 PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
+# Checks of a sentence as a whole, not run against one passage by `Trust.verify` (rag/trust/answers.py).
+SENTENCE_CHECKS = ("paper_fit",)
 
 REFUSAL = "The indexed papers do not answer this."
 REASONS = {
@@ -119,7 +121,7 @@ class Trust:
                 else f"the source is about something else ({score:.2f})",
             ),
         }
-        checks = [run[name]() for name in self.checks if name in run]
+        checks = [run[name]() for name in self.checks if name not in SENTENCE_CHECKS]
         return ck.Verdict(source.number, checks, best, round(score, 4))
 
     # ---- rules
