@@ -18,6 +18,7 @@ from rag.trust import (
     has_claim,
     is_refusal,
     restates_question,
+    shared_names,
     unstated_focus,
 )
 from rag.types import AnswerSentence
@@ -141,6 +142,11 @@ def test_refusal_rules():
     trust = Trust(min_relevance=0.3)
     assert trust.before_generation("anything", 0.1, []).code == "low_relevance"
     assert trust.without("low_relevance").before_generation("anything", 0.1, []) is None
+    # A short question about an acronym embeds far from every passage; a source naming it keeps it.
+    moe = [ABSTRACTS["e1wDDFmlVu"], ABSTRACTS["dRXxFEY8ZE"]]
+    assert shared_names("Which papers use MoE?", moe) == ["MoE"]
+    assert trust.before_generation("Which papers use MoE?", 0.1, moe) is None
+    assert trust.before_generation("Who won the 2022 FIFA World Cup?", 0.1, moe).code == "low_relevance"
     nothing = Checked("", [], [], [], 0, [])
     assert trust.after_generation("Entropy declines.", nothing, "q").code == "no_supported_sentence"
     assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"
