@@ -109,8 +109,10 @@ class Settings(BaseSettings):
     min_relevance: float = Field(
         0.23,
         description="Abstain without generating when the best passage's cosine similarity to "
-        "the question is below this. Calibrated by `citewise eval --calibrate` on the dev half of "
-        "the gold set: the least relevant answerable dev item (0.244) minus a 0.015 margin.",
+        "the question is below this, unless the sources name every name the question names "
+        "(a short question about an acronym embeds poorly). Calibrated by `citewise eval "
+        "--calibrate` on the dev half of the gold set: the least relevant answerable dev item "
+        "(0.244) minus a 0.015 margin.",
     )
     eval_model: Literal["qwen1.5b", "qwen0.5b", "smollm2"] = Field(
         "qwen1.5b",

@@ -114,3 +114,14 @@ def test_paper_fit_when_switched_on_confirms_a_restated_paper_with_the_model(pip
     assert fields["citations"][0].passage in evidence[0].paper.abstract
     default = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
     assert default["abstained"] and asked == [True], default
+
+
+def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
+    # "MoE" embeds far from every passage (below the relevance threshold), but the sources name it:
+    # the gate lets it through and the real model answers from the two MoE papers.
+    question = "Which papers use MoE?"
+    relevance = max(r.relevance for r in pipeline.search(question, pipeline.settings.answer_k))
+    assert relevance < pipeline.settings.min_relevance
+    answer = pipeline.ask(question)
+    assert not answer.abstained, answer.abstain_reason
+    assert {"e1wDDFmlVu", "eFGQ97z5Cd"} & {c.paper_id for c in answer.citations}, answer.text
