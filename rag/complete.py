@@ -170,6 +170,9 @@ def _describe_papers(
             )
             if score >= ALTERNATIVE_MIN and targets.get(ev.paper.id) is None:
                 targets[ev.paper.id] = best_told(v, words, ev)
+    for pid, sentence in _naming_sources(question, evidence).items():
+        if targets.get(pid) is None:
+            targets[pid] = sentence
     asked = tx.content_words(question) | tx.meta_stems()
     titles = [t for ev in evidence for t in (ev.paper.title, ev.paper.display_title) if t]
     by_paper = {c.paper_id: c.number for c in citations}
@@ -199,6 +202,28 @@ def _describe_papers(
             or not all(_described(n, sentences, titles, asked) for n in s.citations)
         ]
     return sentences, citations
+
+
+def _naming_sources(question: str, evidence: Sequence[Evidence]) -> dict[str, Sentence]:
+    """Asked which papers use a named thing ("Which papers test on Mistral?"), each source whose
+    abstract names everything the question names, with its best sentence among those naming most
+    of it: every such paper is an answer, whether or not the model cited it. Only when the names
+    are what the question is about, one verb aside ("use", "test on"): in "Which papers make LLM
+    inference cheaper?" LLM is a setting, and most sources name it."""
+    wanted = tx.shared_names(question, [question])  # the question's names
+    rest = tx.content_words(tx.paper_description(question)) - tx.content_words(" ".join(wanted))
+    if len(rest - tx.meta_stems()) > 1:
+        return {}
+    out = {}
+    for ev in evidence:
+        if not wanted or not tx.shared_names(question, [ev.paper.abstract]):
+            continue
+
+        def named(s: Sentence) -> int:
+            return sum(tx.name_in(n, s.text) for n in wanted)
+
+        out[ev.paper.id] = max(ev.sentences, key=lambda s: (named(s), s.score + told(s)))
+    return out
 
 
 # The least match (cosine + word overlap) of a source sentence to an alternative of the question

@@ -114,3 +114,24 @@ def test_a_several_papers_answer_names_each_paper_with_a_sentence_of_its_own():
         quoted = own[0].text.split("”: “", 1)[1].rstrip("”.")
         assert quoted in ROWS[c.paper_id]["abstract"]
     assert not has_empty_slot(text)
+
+
+def test_asked_which_papers_use_a_name_every_source_naming_it_is_described():
+    # "Which papers test on Mistral?": the model's real draft cited two of the three sources that
+    # name Mistral; the third is described too, quoting its sentence that names Mistral.
+    lolcats, teal, stbllm = _source("8VtGeyJyx9", 1), _source("dGVZwyq5tV", 2), _source("6XUSDvBFkV", 3)
+    answer = [AnswerSentence("The papers that test on Mistral are [1] and [3].", [1, 3], True, 0.9)]
+    cites = [
+        Citation(1, "8VtGeyJyx9", lolcats.paper.title, "", [], "", 0, 0, 0.9),
+        Citation(3, "6XUSDvBFkV", stbllm.paper.title, "", [], "", 0, 0, 0.9),
+    ]
+    sources = [lolcats, teal, stbllm]
+    sentences, citations = complete("Which papers test on Mistral?", answer, cites, sources, FakeEmbedder())
+    assert {c.paper_id for c in citations} == {"8VtGeyJyx9", "dGVZwyq5tV", "6XUSDvBFkV"}
+    teal_number = next(c.number for c in citations if c.paper_id == "dGVZwyq5tV")
+    own = [s.text for s in sentences if s.citations == [teal_number]]
+    assert own and "Mistral" in own[0] and own[0].startswith(f"“{teal.paper.title}”: “")
+    # A name that is only the setting of the question ("LLM inference") pulls no uncited source.
+    setting = "Which papers make LLM inference cheaper through sparsity or compression?"
+    sentences, citations = complete(setting, answer, cites, sources, FakeEmbedder())
+    assert "dGVZwyq5tV" not in {c.paper_id for c in citations}

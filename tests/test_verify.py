@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from rag.evidence import evidence_for
+from rag.text import shared_names
 from rag.trust import (
     Checked,
     Trust,
@@ -18,7 +19,6 @@ from rag.trust import (
     has_claim,
     is_refusal,
     restates_question,
-    shared_names,
     unstated_focus,
 )
 from rag.types import AnswerSentence

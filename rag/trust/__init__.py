@@ -14,7 +14,7 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
 
 Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
   low_relevance          no retrieved passage is similar enough to the question, and none names what
-                         it asks about (`shared_names`): refuse before generating
+                         it asks about (`text.shared_names`): refuse before generating
   unstated_focus         "how many X" when no retrieved abstract mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
@@ -55,7 +55,6 @@ from rag.trust.rules import (
     answer_removed,
     is_refusal,
     restates_question,
-    shared_names,
     trust_from_settings,
     unstated_focus,
 )
@@ -63,6 +62,5 @@ from rag.trust.rules import (
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "shared_names",
-    "support_score", "trust_from_settings", "unstated_focus",
+    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score", "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

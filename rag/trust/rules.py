@@ -134,7 +134,7 @@ class Trust:
         if (
             self.on("low_relevance")
             and relevance < self.min_relevance
-            and not shared_names(question, abstracts)
+            and not tx.shared_names(question, abstracts)
         ):
             return Refusal("low_relevance", f"(best {relevance:.2f} < {self.min_relevance:.2f})")
         missing = unstated_focus(question, abstracts) if self.on("unstated_focus") else []
@@ -185,23 +185,6 @@ def trust_from_settings(settings) -> Trust:
         checks=tuple(settings.claim_checks),
         rules=tuple(settings.abstention_rules),
     )
-
-
-def shared_names(question: str, texts: Sequence[str]) -> list[str]:
-    """The question's names (methods, models, datasets, proper nouns) when `texts` name every one of
-    them, else none. A short question about an acronym embeds poorly ("Which papers use DPO?" is
-    0.12 from its best passage, under any threshold that refuses recipes and football), yet sources
-    that name all it asks about put it on topic: the claim checks decide the rest. A capitalized
-    word ("World") counts only as written, so "real-world" does not name it."""
-    wanted = sorted(tx.names(question))
-
-    def named(name: str) -> bool:
-        if tx.is_name(name):
-            return any(tx.name_in(name, t) for t in texts)
-        as_written = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-        return any(as_written.search(t) for t in texts)
-
-    return wanted if wanted and all(map(named, wanted)) else []
 
 
 _QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
