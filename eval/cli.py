@@ -143,7 +143,10 @@ def evaluate(
             if not (replay / "results.jsonl").is_file():
                 _fail(f"no results.jsonl in {replay}")
             # A confirmation no stored run has is asked of the settings' model.
-            llm = ReplayLLM(replay, live=functools.cache(lambda: Pipeline(settings).llm()))
+            try:
+                llm = ReplayLLM(replay, live=functools.cache(lambda: Pipeline(settings).llm()))
+            except ValueError as exc:
+                _fail(str(exc))
         folder, summary = run_eval(
             Pipeline(settings, llm=llm),
             gold=gold or [],

@@ -33,7 +33,16 @@ class ReplayLLM(LLM):
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
-        for row in read_jsonl(folder / "results.jsonl"):
+        rows = read_jsonl(folder / "results.jsonl")
+        # Drafts are found by question: two configurations' drafts of one question (citewise and the
+        # baseline, or two index sizes) would overwrite each other, and the replay would be wrong.
+        configs = sorted({row.get("config", "") for row in rows if row.get("answered") and row.get("draft")})
+        if len(configs) > 1:
+            raise ValueError(
+                f"{folder} holds the drafts of {len(configs)} configurations ({', '.join(configs)}): "
+                "a replay reads one; keep the rows of one `config` in a folder of their own"
+            )
+        for row in rows:
             if row.get("answered") and row.get("draft") is not None:
                 self.items.add(row["id"])
                 self.drafts[row["query"]] = row["draft"]

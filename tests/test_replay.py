@@ -43,3 +43,23 @@ def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp
     assert live.prompts == [_confirm()]
     with pytest.raises(LLMError, match="no stored confirmation"):
         ReplayLLM(_run(tmp_path)).complete(_confirm("Another paper"))
+
+
+def test_a_run_with_several_configurations_is_not_replayed_as_one(tmp_path):
+    # Drafts are found by question: the baseline's draft would stand in for citewise's.
+    rows = [
+        {
+            "id": "which-13",
+            "config": config,
+            "question": QUESTION,
+            "query": QUESTION,
+            "answered": True,
+            "draft": d,
+        }
+        for config, d in (("hybrid N=0", "The paper is [1]."), ("llamaindex N=0", "Learning Diagrams."))
+    ]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ValueError, match="2 configurations"):
+        ReplayLLM(tmp_path)
+    (tmp_path / "results.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    assert ReplayLLM(tmp_path).items == {"which-13"}
