@@ -130,11 +130,11 @@ class System:
             return {}
         trust = self.pipeline.trust
         relevance = max((r.relevance for r in reply.retrieved), default=0.0)
-        abstracts = [r.paper.abstract for r in reply.retrieved]
+        texts = [r.paper.text for r in reply.retrieved]
         out = {}
         for name in (*trust.checks, *trust.rules):
             variant = trust.without(name)
-            gate = variant.before_generation(reply.question, relevance, abstracts)
+            gate = variant.before_generation(reply.question, relevance, texts)
             # The model's grade is asked once, of the answer under every check, and reused here.
             fields = judge(
                 reply.question,

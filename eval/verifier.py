@@ -129,7 +129,7 @@ def generate(papers: list[Paper], embedder, *, seed: int = 0, per_kind: int = 20
     """Copied sentences and corrupted ones of every kind from the indexed abstracts."""
     rng = random.Random(seed)
     claims: dict[str, list[Claim]] = defaultdict(list)
-    names_by_paper = {p.id: sorted(tx.names(p.title + ". " + p.abstract)) for p in papers}
+    names_by_paper = {p.id: sorted(tx.names(p.text)) for p in papers}
     means = np.asarray([np.mean(embedder.embed_batch(tx.sentences(p.abstract)), axis=0) for p in papers])
     for i, paper in enumerate(papers):
         others = [n for p in papers if p.id != paper.id for n in names_by_paper[p.id]]

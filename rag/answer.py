@@ -248,7 +248,7 @@ class Pipeline:
 
         trust = trust or self.trust
         relevance = max((r.relevance for r in results), default=0.0)
-        gate = trust.before_generation(question, relevance, [r.paper.abstract for r in results])
+        gate = trust.before_generation(question, relevance, [r.paper.text for r in results])
         if gate and not draft_always:
             yield finish(**_refusal(gate))
             return

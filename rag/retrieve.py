@@ -111,7 +111,7 @@ def on_subject(query: str, results: list[SearchResult], store: Store) -> list[Se
     names = rare_names(query, store)
     if not names:
         return results
-    kept = [r for r in results if any(tx.name_in(n, f"{r.paper.title}. {r.paper.abstract}") for n in names)]
+    kept = [r for r in results if any(tx.name_in(n, r.paper.text) for n in names)]
     if not kept or len(kept) == len(results):
         return results
     return [replace(r, rank=i) for i, r in enumerate(kept, 1)]

@@ -25,6 +25,12 @@ class Paper:
     def display_title(self) -> str:
         return self.title or (self.abstract[:80].rsplit(" ", 1)[0] + "…")
 
+    @property
+    def text(self) -> str:
+        """Title and abstract: what the paper says, names included (a title may be the only place
+        that names the method: "SCOPE: A Self-supervised Framework ...")."""
+        return f"{self.title}. {self.abstract}" if self.title else self.abstract
+
 
 @dataclass
 class Chunk:

@@ -21,7 +21,7 @@ from rag.trust import (
     restates_question,
     unstated_focus,
 )
-from rag.types import AnswerSentence
+from rag.types import AnswerSentence, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -147,6 +147,9 @@ def test_refusal_rules():
     assert shared_names("Which papers use MoE?", moe) == ["MoE"]
     assert trust.before_generation("Which papers use MoE?", 0.1, moe) is None
     assert trust.before_generation("Who won the 2022 FIFA World Cup?", 0.1, moe).code == "low_relevance"
+    # The gate reads titles too: a title may be the only place that names the method.
+    scope = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
+    assert "SCOPE" in scope.text and trust.before_generation("What does SCOPE do?", 0.1, [scope.text]) is None
     nothing = Checked("", [], [], [], 0, [])
     assert trust.after_generation("Entropy declines.", nothing, "q").code == "no_supported_sentence"
     assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"

@@ -129,15 +129,16 @@ class Trust:
     def on(self, rule: str) -> bool:
         return rule in self.rules
 
-    def before_generation(self, question: str, relevance: float, abstracts: Sequence[str]) -> Refusal | None:
-        """The refusal before generating, if a rule makes one."""
+    def before_generation(self, question: str, relevance: float, texts: Sequence[str]) -> Refusal | None:
+        """The refusal before generating, if a rule makes one; `texts` are the retrieved papers'
+        titles and abstracts."""
         if (
             self.on("low_relevance")
             and relevance < self.min_relevance
-            and not tx.shared_names(question, abstracts)
+            and not tx.shared_names(question, texts)
         ):
             return Refusal("low_relevance", f"(best {relevance:.2f} < {self.min_relevance:.2f})")
-        missing = unstated_focus(question, abstracts) if self.on("unstated_focus") else []
+        missing = unstated_focus(question, texts) if self.on("unstated_focus") else []
         if missing:
             return Refusal("unstated_focus", f"({' '.join(missing)!r})")
         return None
