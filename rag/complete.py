@@ -210,20 +210,19 @@ def _naming_sources(question: str, evidence: Sequence[Evidence]) -> dict[str, Se
     of it: every such paper is an answer, whether or not the model cited it. Only when the names
     are what the question is about, one verb aside ("use", "test on"): in "Which papers make LLM
     inference cheaper?" LLM is a setting, and most sources name it."""
-    wanted = tx.shared_names(question, [question])  # the question's names
+    wanted = sorted(tx.names(question))
     rest = tx.content_words(tx.paper_description(question)) - tx.content_words(" ".join(wanted))
-    if len(rest - tx.meta_stems()) > 1:
+    if not wanted or len(rest - tx.meta_stems()) > 1:
         return {}
-    out = {}
-    for ev in evidence:
-        if not wanted or not tx.shared_names(question, [ev.paper.abstract]):
-            continue
 
-        def named(s: Sentence) -> int:
-            return sum(tx.name_in(n, s.text) for n in wanted)
+    def named(s: Sentence) -> int:
+        return sum(tx.name_in(n, s.text) for n in wanted)
 
-        out[ev.paper.id] = max(ev.sentences, key=lambda s: (named(s), s.score + told(s)))
-    return out
+    return {
+        ev.paper.id: max(ev.sentences, key=lambda s: (named(s), s.score + told(s)))
+        for ev in evidence
+        if tx.shared_names(question, [ev.paper.abstract])
+    }
 
 
 # The least match (cosine + word overlap) of a source sentence to an alternative of the question

@@ -62,5 +62,6 @@ from rag.trust.rules import (
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score", "trust_from_settings", "unstated_focus",
+    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
+    "trust_from_settings", "unstated_focus",
 ]  # fmt: skip
