@@ -129,12 +129,10 @@ class System:
         if self.baseline is not None or not self.ablation or reply.error:
             return {}
         trust = self.pipeline.trust
-        relevance = max((r.relevance for r in reply.retrieved), default=0.0)
-        texts = [r.paper.text for r in reply.retrieved]
         out = {}
         for name in (*trust.checks, *trust.rules):
             variant = trust.without(name)
-            gate = variant.before_generation(reply.question, relevance, texts)
+            gate = variant.screen(reply.question, reply.retrieved)
             # The model's grade is asked once, of the answer under every check, and reused here.
             fields = judge(
                 reply.question,

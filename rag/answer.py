@@ -247,8 +247,7 @@ class Pipeline:
             return AnswerEvent(Answer(**{**base, **fields}))
 
         trust = trust or self.trust
-        relevance = max((r.relevance for r in results), default=0.0)
-        gate = trust.before_generation(question, relevance, [r.paper.text for r in results])
+        gate = trust.screen(question, results)
         if gate and not draft_always:
             yield finish(**_refusal(gate))
             return

@@ -21,7 +21,7 @@ from rag.trust import (
     restates_question,
     unstated_focus,
 )
-from rag.types import AnswerSentence, Paper
+from rag.types import AnswerSentence, Chunk, Paper, Passage, SearchResult
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -207,3 +207,14 @@ def test_an_answer_whose_answering_sentence_failed_is_refused():
     # What is left still speaks to the question: the answer stands.
     kept = _shown("Graph neural networks predict the toxicity of a drug from its molecular graph [1].")
     assert not answer_removed(question, Checked("", kept, removed, [], 0, ["x"]))
+
+
+def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
+    # What the pipeline and the ablation both call: SCOPE is named only in the title.
+    paper = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
+    passage = Passage(Chunk("x", 0, paper.abstract, 0, len(paper.abstract)), paper, 1.0, 0.1)
+    results = [SearchResult(1, paper, 1.0, [passage])]
+    trust = Trust(min_relevance=0.3)
+    assert trust.screen("What does SCOPE do?", results) is None
+    assert trust.screen("Who won the 2022 FIFA World Cup?", results).code == "low_relevance"
+    assert trust.screen("What does SCOPE do?", []).code == "low_relevance"

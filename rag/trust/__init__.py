@@ -15,7 +15,7 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
 Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
   low_relevance          no retrieved passage is similar enough to the question, and none names what
                          it asks about (`text.shared_names`): refuse before generating
-  unstated_focus         "how many X" when no retrieved abstract mentions X: refuse before generating
+  unstated_focus         "how many X" when no retrieved paper mentions X: refuse before generating
   model_declined         the model said the sources do not answer
   no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
   restates_question      every shown sentence only repeats the question's words (says nothing new)

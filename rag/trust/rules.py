@@ -15,7 +15,7 @@ from rag.citations import strip_markers
 from rag.evidence import Evidence
 from rag.settings import Settings
 from rag.trust import checks as ck
-from rag.types import Check
+from rag.types import Check, SearchResult
 
 if TYPE_CHECKING:
     from rag.trust.answers import Checked
@@ -128,6 +128,11 @@ class Trust:
 
     def on(self, rule: str) -> bool:
         return rule in self.rules
+
+    def screen(self, question: str, results: Sequence[SearchResult]) -> Refusal | None:
+        """`before_generation` on retrieved papers: their best dense similarity, titles and abstracts."""
+        relevance = max((r.relevance for r in results), default=0.0)
+        return self.before_generation(question, relevance, [r.paper.text for r in results])
 
     def before_generation(self, question: str, relevance: float, texts: Sequence[str]) -> Refusal | None:
         """The refusal before generating, if a rule makes one; `texts` are the retrieved papers'
