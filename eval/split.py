@@ -8,7 +8,8 @@ the same files. New items are appended to one of the two files by hand, keeping 
 `python -m eval.split --check` verifies that every stratum stays balanced within one item.
 
 Items marked `"dev_only": true` were written later to measure one change on dev (round 8: eight
-which-paper paraphrases and four which-paper unanswerables); they are left out of the balance.
+which-paper paraphrases and four which-paper unanswerables; round 9: six short questions about a
+name, "Which papers use DPO?"); they are left out of the balance.
 Putting half of them into test afterwards would put items whose results were read while tuning
 into the headline, and would change the test split that earlier rounds are compared on.
 """
