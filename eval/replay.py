@@ -17,7 +17,6 @@ from pathlib import Path
 from eval.gold import read_jsonl
 from rag.llm.base import LLM, LLMError, Message
 from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM
-from rag.text import paper_description
 from rag.trust import REASONS
 
 
@@ -29,7 +28,9 @@ class ReplayLLM(LLM):
     def __init__(self, folder: Path, live: Callable[[], LLM] | None = None):
         self.model = f"replay of {folder}"
         self.live = live  # asked what no stored run answered (the paper confirmations of newer rules)
-        self.confirmed: dict[tuple[str, str], bool] = {}  # (what the question describes, title) -> verdict
+        # (question, title) -> verdict. Runs before round 10 stored `confirmed`, the answer to another
+        # prompt (a statement rebuilt from the question): not read.
+        self.confirmed: dict[tuple[str, str], bool] = {}
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
@@ -53,8 +54,8 @@ class ReplayLLM(LLM):
                     judged = False if graded_no else True if not row.get("abstained") else None
                 if judged is not None:
                     self.verdicts[row["question"]] = judged
-                for title, verdict in (row.get("confirmed") or {}).items():
-                    self.confirmed[(paper_description(row["question"]), title)] = verdict
+                for title, verdict in (row.get("paper_confirmed") or {}).items():
+                    self.confirmed[(row["question"], title)] = verdict
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
@@ -76,9 +77,9 @@ class ReplayLLM(LLM):
     def _confirm(self, messages: list[Message], *, max_tokens: int) -> Iterator[str]:
         """The stored confirmation of a paper, or the live model's when the run stored none."""
         m = _CONFIRM.fullmatch(messages[-1]["content"])
-        title, description = (m["title"], m["description"]) if m else ("", "")
-        if (description, title) in self.confirmed:
-            yield "YES" if self.confirmed[(description, title)] else "NO"
+        title, question = (m["title"], m["question"]) if m else ("", "")
+        if (question, title) in self.confirmed:
+            yield "YES" if self.confirmed[(question, title)] else "NO"
             return
         if self.live is None:
             raise LLMError(f"no stored confirmation for {title!r}")
@@ -90,6 +91,6 @@ _CONFIRM = re.compile(
     re.escape(CONFIRM_USER)
     .replace(re.escape("{title}"), "(?P<title>.*?)")
     .replace(re.escape("{text}"), ".*")
-    .replace(re.escape("{description}"), "(?P<description>.*)"),
+    .replace(re.escape("{question}"), "(?P<question>.*?)"),
     re.S,
 )

@@ -43,8 +43,8 @@ class ItemResult:
     error: str = ""
     draft: str = ""  # the model's text before checking
     judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
-    # paper title -> the model confirmed it (paper_fit)
-    confirmed: dict[str, bool] = field(default_factory=dict)
+    # paper title -> the model said the paper answers the question (paper_fit)
+    paper_confirmed: dict[str, bool] = field(default_factory=dict)
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
     distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None
@@ -142,7 +142,7 @@ class System:
                 variant,
                 gate=gate,
                 ask=lambda _: reply.judged,
-                confirm=lambda _description, ev: reply.confirmed.get(ev.paper.display_title),
+                confirm=lambda ev: reply.paper_confirmed.get(ev.paper.display_title),
                 complete_parts=self.pipeline.settings.complete_answers,
             )
             answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)
@@ -190,7 +190,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         for c in reply.citations
     ]
     result.scores |= answer_scores(item, reply)
-    result.draft, result.judged, result.confirmed = reply.draft, reply.judged, reply.confirmed
+    result.draft, result.judged, result.paper_confirmed = reply.draft, reply.judged, reply.paper_confirmed
     result.removed = [
         {"text": x.text, "failed": [c.detail for c in x.checks if not c.passed]} for x in reply.removed
     ]

@@ -281,8 +281,8 @@ class Pipeline:
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         confirmed: dict[str, bool] = {}
 
-        def confirm(description: str, ev: Evidence) -> bool | None:
-            verdict = self.confirm_paper(llm, description, ev)
+        def confirm(ev: Evidence) -> bool | None:
+            verdict = self.confirm_paper(llm, question, ev)
             if verdict is not None:
                 confirmed[ev.paper.display_title] = verdict
             return verdict
@@ -294,16 +294,16 @@ class Pipeline:
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=_count(llm, messages), cached_tokens=cached,
-                     confirmed=confirmed)  # fmt: skip
+                     paper_confirmed=confirmed)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""
         user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
         return _yes_no(llm, JUDGE_SYSTEM, user, "judge")
 
-    def confirm_paper(self, llm: LLM, description: str, ev: Evidence) -> bool | None:
-        """Ask the model whether the source `ev` supports "the paper <description>"."""
-        user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, description=description)
+    def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:
+        """Ask the model whether the paper of the source `ev` is the answer to `question`."""
+        user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=question)
         return _yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
 
     def ask(self, question: str, **kwargs) -> Answer:

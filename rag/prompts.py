@@ -17,15 +17,15 @@ JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what 
 
 # Asked which paper, a sentence naming one in the question's own words is confirmed by the model
 # against that paper's evidence, in a fresh short conversation (2-3 s on 2 cores, only for such
-# sentences). On dev it said YES for 18 of 20 right papers and NO for all 4 near misses tried.
-CONFIRM_SYSTEM = (
-    "You check whether a paper abstract supports a statement about the paper. Reply with one word: YES or NO."
-)
+# sentences). Asked with the user's question, not a statement rebuilt from it ("the paper on making
+# an AI erase ..."): on dev the model's P(YES) was >= 0.68 for all 13 right papers and <= 0.34 for
+# the 4 near misses; the statement form gave 0.27-0.41 to three right papers (docs/evaluation.md).
+CONFIRM_SYSTEM = "You decide whether a paper answers a question. Reply with one word: YES or NO."
 CONFIRM_USER = """Abstract of "{title}":
 {text}
 
-Statement: the paper {description}.
-Does the abstract support the statement?"""
+Question: {question}
+Is this paper the answer to the question?"""
 
 SOURCE_TEMPLATE = '<source id="{number}" title="{title}">\n{text}\n</source>'
 

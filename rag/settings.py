@@ -132,15 +132,15 @@ class Settings(BaseSettings):
         0.5,
         description="Asked which paper, a sentence naming one in the question's words is shown as "
         "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
-        "the question describes) reaches this (the paper_fit check, off by default).",
+        "the question describes) reaches this (the paper_fit check).",
     )
     claim_checks: list[str] = Field(
-        ["numbers", "names", "polarity", "direction", "coverage", "similarity"],
+        ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/trust/); a JSON list. Switch one off only to measure it. `paper_fit` (asked which "
-        "paper, a restating sentence that fails is confirmed by the model) is off by default: on "
-        "dev it answered 2 of 8 which-paper questions otherwise refused, on test the default model "
-        "said NO for all 3 right papers it was asked about (docs/evaluation.md).",
+        "(rag/trust/); a JSON list. Switch one off only to measure it. `paper_fit`: asked which "
+        "paper, a sentence naming one in the question's own words that fails the others is shown as "
+        "that paper's best-fitting sentence, quoted, if the model (asked the question against that "
+        "paper's evidence, one short extra call) says the paper answers it (docs/evaluation.md).",
     )
     abstention_rules: list[str] = Field(
         [

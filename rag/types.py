@@ -157,8 +157,8 @@ class Answer:
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
-    # paper title -> the model confirmed it is the paper a which-paper question asks for (paper_fit)
-    confirmed: dict[str, bool] = field(default_factory=dict)
+    # paper title -> the model said the paper answers the which-paper question (paper_fit)
+    paper_confirmed: dict[str, bool] = field(default_factory=dict)
     evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache
@@ -177,7 +177,7 @@ class Answer:
             "not_found_in_sources": [asdict(s) for s in self.removed],
             "draft": self.draft,
             "judged": self.judged,
-            "confirmed": self.confirmed,
+            "paper_confirmed": self.paper_confirmed,
             "invented_citations": self.invented_citations,
             "retrieved": [r.to_json() for r in self.retrieved],
             "timings": asdict(self.timings),

@@ -9,13 +9,14 @@ from dataclasses import replace
 from rag.evidence import evidence_for
 from rag.settings import Settings
 from rag.text import asks_for_paper, asks_for_papers, paper_description
-from rag.trust import CLAIM_CHECKS, Trust, check_answer, clean_draft
-from rag.types import Paper
+from rag.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer, clean_draft
+from rag.types import Check, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
 ROWS = {r["id"]: r for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}
 SD_LORA = "5U1rlpX68A"
+WASHING = "dXCpPgjTtd"
 ON = Trust(min_paper_fit=0.0, checks=(*CLAIM_CHECKS, "paper_fit"))
 QUESTION = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
 # The default model's draft for that question (dev item which-14).
@@ -50,14 +51,14 @@ def test_a_sentence_that_names_a_paper_is_not_dropped_as_a_pointer():
 
 
 def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement():
-    asked: list[tuple[str, str]] = []
+    asked: list[str] = []
 
-    def confirm(description, ev):
-        asked.append((description, ev.paper.id))
+    def confirm(ev):
+        asked.append(ev.paper.id)
         return True
 
     checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, confirm)
-    assert asked == [(paper_description(QUESTION), SD_LORA)]
+    assert asked == [SD_LORA]
     [shown] = checked.sentences
     assert shown.text.startswith("“SD-LoRA: Scalable Decoupled") and shown.citations == [1]
     assert shown.checks[0].name == "paper_fit" and shown.checks[0].passed
@@ -69,12 +70,12 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
 
 
 def test_a_paper_the_model_does_not_confirm_is_not_shown():
-    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda d, ev: False)
+    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev: False)
     assert not checked.sentences and not checked.supported and len(checked.removed) == 2
 
 
 def test_a_paper_below_the_fit_is_not_put_to_the_model():
-    def confirm(description, ev):
+    def confirm(ev):
         raise AssertionError("the model is asked only about a paper that fits")
 
     checked = check_answer(
@@ -86,14 +87,29 @@ def test_a_paper_below_the_fit_is_not_put_to_the_model():
 def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
     plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION)
     off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.without("paper_fit"),
-                       QUESTION, lambda d, ev: True)  # fmt: skip
+                       QUESTION, lambda ev: True)  # fmt: skip
     assert not plain.supported and not off.supported
-    # Off by default: on test the default model did not confirm the right papers (docs/evaluation.md).
-    assert "paper_fit" not in Settings().claim_checks and "paper_fit" not in CLAIM_CHECKS
+    assert "paper_fit" in Settings().claim_checks and "paper_fit" in CLAIM_CHECKS  # on by default
 
 
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
     draft = "The paper “SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning” reaches 99.9% accuracy on ImageNet [1]."  # fmt: skip
-    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION,
-                           lambda d, ev: True)  # fmt: skip
+    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev: True)
     assert not checked.supported and "99.9" in checked.removed[0].why_not
+
+
+def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_words():
+    # The quoted sentence is in the paper's words, the removed restatement in the question's:
+    # `answer_removed` (the answer was removed, what is left is about something else) must not
+    # refuse a paper the model said answers the question.
+    question = "Is there a paper on making an AI forget a huge amount of memorized facts without hurting its reasoning?"  # fmt: skip
+    draft = (
+        "Yes, there is a paper on making an AI forget a huge amount of memorized facts without hurting its "
+        f'reasoning. It can be found in the source titled "{ROWS[WASHING]["title"]}" [1].'
+    )
+    checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, question, lambda ev: True)
+    [shown] = checked.sentences
+    assert shown.checks[0].name == "paper_fit" and checked.removed
+    assert not answer_removed(question, checked)
+    unconfirmed = replace(checked, sentences=[replace(shown, checks=[Check("similarity", True)])])
+    assert answer_removed(question, unconfirmed)

@@ -8,7 +8,6 @@ import pytest
 from eval.replay import ReplayLLM
 from rag.llm import LLMError
 from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
-from rag.text import paper_description
 from tests.fakes import FakeLLM
 
 QUESTION = "Which paper draws training setups as pictures?"
@@ -23,12 +22,12 @@ def _run(tmp_path, **extra):
 
 
 def _confirm(title: str = TITLE) -> list[dict[str, str]]:
-    user = CONFIRM_USER.format(title=title, text="We introduce learning diagrams.", description=paper_description(QUESTION))  # fmt: skip
+    user = CONFIRM_USER.format(title=title, text="We introduce learning diagrams.", question=QUESTION)
     return [{"role": "system", "content": CONFIRM_SYSTEM}, {"role": "user", "content": user}]
 
 
 def test_stored_draft_grade_and_confirmation_are_replayed(tmp_path):
-    llm = ReplayLLM(_run(tmp_path, confirmed={TITLE: False}))
+    llm = ReplayLLM(_run(tmp_path, paper_confirmed={TITLE: False}))
     assert llm.items == {"which-13"}
     assert llm.complete([{"role": "system", "content": "x"}, {"role": "user", "content": f"Question: {QUESTION}\n..."}]) == "The paper is [1]."  # fmt: skip
     judge = [{"role": "system", "content": JUDGE_SYSTEM},
@@ -43,6 +42,9 @@ def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp
     assert live.prompts == [_confirm()]
     with pytest.raises(LLMError, match="no stored confirmation"):
         ReplayLLM(_run(tmp_path)).complete(_confirm("Another paper"))
+    # Runs before round 10 stored the answer to another prompt (`confirmed`): not replayed.
+    with pytest.raises(LLMError, match="no stored confirmation"):
+        ReplayLLM(_run(tmp_path, confirmed={TITLE: True})).complete(_confirm())
 
 
 def test_a_run_with_several_configurations_is_not_replayed_as_one(tmp_path):

@@ -87,7 +87,7 @@ def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
 
 
-Confirm = Callable[[str, Evidence], "bool | None"]
+Confirm = Callable[[Evidence], "bool | None"]
 
 
 def _paper_answer(
@@ -104,7 +104,7 @@ def _paper_answer(
     vector = np.asarray(embedder.embed(description), dtype=np.float32)
     words = tx.content_words(description)
     score = max((fit(vector, words, s) for s in ev.sentences), default=0.0)
-    if score < trust.min_paper_fit or confirm(description, ev) is not True:
+    if score < trust.min_paper_fit or confirm(ev) is not True:
         return None
     sentence = best_told(vector, words, ev)
     detail = f"the model confirms the paper {description} (fit {score:.2f})"
@@ -127,8 +127,9 @@ def check_answer(
     benchmark for classifying bird sounds") says that paper is what the question describes, in
     the question's words: those words count as covered, and the similarity check decides whether
     the paper is about what the question asks. A sentence that only names a paper in the
-    question's words and fails those checks is confirmed by `confirm` (the model: does this
-    source support "the paper <what the question describes>"?), see `_paper_answer`."""
+    question's words says nothing the checks can test but the name: asked for one paper, it is
+    put to `confirm` (the model: is this paper the answer to the question?) instead; asked for
+    several, when it fails the checks. See `_paper_answer`."""
     offered = {ev.number: ev for ev in evidence}
     titles = {n: ev.paper.title for n, ev in offered.items() if ev.paper.title}
     raw = [
@@ -142,6 +143,7 @@ def check_answer(
     claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
     vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
     asked = frozenset(tx.content_words(question)) if tx.asks_for_paper(question) else frozenset()
+    one_paper = bool(asked) and not tx.asks_for_papers(question)
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
@@ -149,6 +151,21 @@ def check_answer(
     supported: list[str] = []
     rescued: set[int] = set()
     meta = tx.naming_stems()
+
+    def by_paper(n: int) -> bool:
+        """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
+        if n in rescued:  # the paper is already shown with its quote
+            return True
+        described = _paper_answer(question, offered[n], embedder, trust, confirm)
+        if described is None:
+            return False
+        score, quoted, check = described
+        best[n] = (score, quoted)
+        rescued.add(n)
+        shown.append(AnswerSentence(_quote(offered[n], quoted), [n], True, score, False, [check]))
+        supported.append(quoted.text)
+        return True
+
     for text, sentence, claim, names_, vec in zip(raw, plain, claims, named, vectors):
         cited = list(dict.fromkeys(parse_markers(text)))
         invented += sum(1 for n in cited if n not in offered)
@@ -163,6 +180,20 @@ def check_answer(
                 supported.append(claim)
             else:
                 shown.append(AnswerSentence(sentence, [], False, 0.0, claim=False))
+            continue
+        answer = (names_ or cited)[:1]
+        paper_check = asked and answer and confirm is not None and "paper_fit" in trust.checks
+        restates = bool(paper_check) and not tx.content_words(claim) - asked - meta
+
+        if restates and one_paper:
+            # Asked for one paper, "The work by “X” shows that <the question's words>" claims that
+            # X is what the question describes, which no passage sentence states in those words; a
+            # near miss ("evaluates X on speech") would pass the checks on the name alone.
+            if not by_paper(answer[0]):
+                failed = Check(
+                    "paper_fit", False, f"{_where(offered[answer[0]])} is not confirmed as the answer"
+                )
+                removed.append(AnswerSentence(sentence, [], False, 0.0, False, [failed]))
             continue
         # A sentence that names a paper by its title must be backed by that paper.
         candidates = {n: offered[n] for n in names_} or offered
@@ -184,21 +215,8 @@ def check_answer(
             shown.append(AnswerSentence(sentence, good, True, score, attributed, checks))
             supported.append(claim)
             continue
-        answer = (names_ or cited)[:1]
-        paper_check = asked and answer and confirm is not None and "paper_fit" in trust.checks
-        if paper_check and not tx.content_words(claim) - asked - meta:
-            if answer[0] in rescued:  # the paper is already shown with its quote
-                continue
-            described = _paper_answer(question, offered[answer[0]], embedder, trust, confirm)
-            if described is not None:
-                score, quoted, check = described
-                best[answer[0]] = (score, quoted)
-                rescued.add(answer[0])
-                shown.append(
-                    AnswerSentence(_quote(offered[answer[0]], quoted), answer, True, score, False, [check])
-                )
-                supported.append(quoted.text)
-                continue
+        if restates and by_paper(answer[0]):  # several papers asked for: one restating sentence each
+            continue
         # Report the checks against the source the model cited, or the closest one.
         checked_cited = [n for n in cited if n in verdicts]
         blame = (

@@ -234,7 +234,11 @@ def restates_question(question: str, checked: Checked) -> bool:
 def answer_removed(question: str, checked: Checked) -> bool:
     """The removed sentence that shares most words with the question (where a model states its
     answer: "GNNs handle toxicity prediction by ...") shares at least two, and no shown sentence
-    shares more than one: what is left is true context about something else, not the answer."""
+    shares more than one: what is left is true context about something else, not the answer.
+    A paper the model confirmed as the answer (`paper_fit`) is the answer, in whatever words its
+    quoted sentence uses: the removed restatement of the question is not a lost answer."""
+    if any(c.name == "paper_fit" and c.passed for s in checked.sentences for c in s.checks):
+        return False
     asked = tx.content_words(question) - tx.meta_stems()
 
     def shared(text: str) -> int:

@@ -1,7 +1,6 @@
 """The default embedded model (Qwen2.5-Coder-1.5B) on seed questions: slow, still run by CI."""
 
 import re
-from dataclasses import replace
 
 import pytest
 
@@ -80,40 +79,47 @@ def test_a_several_papers_answer_names_each_paper_with_its_own_claim(pipeline):
     assert not re.search(r"\s{2,}|\b(?:by|are|is|and)\s+[.,;]|“”", answer.text), answer.text
 
 
-def test_paper_fit_when_switched_on_confirms_a_restated_paper_with_the_model(pipeline):
-    # A draft the default model wrote for dev item which-14 (the question in its own words, then the
-    # title), judged against the real evidence with the real embedder: the claim checks fail it;
-    # with `paper_fit` on, the real model confirms the paper in a prompt of its own and the answer
-    # quotes SD-LoRA's sentence; with the defaults the same draft is refused.
+def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
+    # Drafts in the default model's own style (the question in its words, then the paper), judged
+    # against the real evidence with the real embedder and the real model as the confirmer: the
+    # right paper is confirmed and shown by its quoted sentence; a detail SD-LoRA's abstract does
+    # not give is not confirmed, and the draft is refused although it names the right paper.
     from rag.answer import judge
     from rag.evidence import select_evidence
-    from rag.trust import CLAIM_CHECKS
 
-    question = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
     title = "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning"
-    draft = (
-        "Yes, there is a paper on continual learning that separates how large LoRA updates are from which way "
-        f'they point. It is titled "{title}" and can be found in source [1].'
-    )
-    s, embedder = pipeline.settings, pipeline.embedder
-    qvec = embedder.embed(question)
-    results = pipeline.search(question, s.answer_k, query_vector=qvec)
-    evidence = select_evidence(question, qvec, results, embedder, budget_tokens=s.context_tokens,
-                               keep_within=s.source_within)  # fmt: skip
-    assert evidence[0].paper.id == "5U1rlpX68A"
-    llm, asked = pipeline.llm(), []
+    cases = [
+        ("Is there a paper on continual learning that separates how large LoRA updates are from which way they point?",  # fmt: skip
+         "Yes, there is a paper on continual learning that separates how large LoRA updates are from which way "
+         f'they point. It is titled "{title}" and can be found in source [1].', True),
+        ("Which paper evaluates SD-LoRA on speech recognition?",
+         "The paper by [1] evaluates SD-LoRA on speech recognition.", False),
+    ]  # fmt: skip
+    s, embedder, llm = pipeline.settings, pipeline.embedder, pipeline.llm()
+    for question, draft, answers in cases:
+        qvec = embedder.embed(question)
+        results = pipeline.search(question, s.answer_k, query_vector=qvec)
+        evidence = select_evidence(question, qvec, results, embedder, budget_tokens=s.context_tokens,
+                                   keep_within=s.source_within)  # fmt: skip
+        assert evidence[0].paper.id == "5U1rlpX68A"
+        asked = []
 
-    def confirm(description, ev):
-        asked.append(pipeline.confirm_paper(llm, description, ev))
-        return asked[-1]
+        def confirm(ev, question=question, asked=asked):
+            asked.append(pipeline.confirm_paper(llm, question, ev))
+            return asked[-1]
 
-    on = replace(pipeline.trust, checks=(*CLAIM_CHECKS, "paper_fit"))
-    fields = judge(question, draft, evidence, embedder, on, confirm=confirm)
-    assert asked == [True] and not fields.get("abstained"), fields
-    assert fields["text"].startswith(f"“{title}” [1]: “"), fields["text"]
-    assert fields["citations"][0].passage in evidence[0].paper.abstract
-    default = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
-    assert default["abstained"] and asked == [True], default
+        fields = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
+        assert asked == [answers], (question, asked)
+        if answers:
+            assert not fields.get("abstained"), fields
+            assert fields["text"].startswith(f"“{title}” [1]: “"), fields["text"]
+            assert fields["citations"][0].passage in evidence[0].paper.abstract
+            off = judge(
+                question, draft, evidence, embedder, pipeline.trust.without("paper_fit"), confirm=confirm
+            )
+            assert off["abstained"], off
+        else:
+            assert fields["abstained"], fields
 
 
 def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
