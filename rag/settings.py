@@ -118,7 +118,7 @@ class Settings(BaseSettings):
         "qwen1.5b",
         description="Shipped model `citewise eval` answers with unless --model is given: the chat "
         "default, so the headline numbers are the ones a user meets (the test split side by side "
-        "with the baseline takes about 28 minutes on 2 cores; --model qwen0.5b for quick runs).",
+        "with the baseline takes about 20 minutes on 2 cores; --model qwen0.5b for quick runs).",
     )
     support_threshold: float = Field(
         0.45, description="Min support score for a sentence to count as backed by a source."
