@@ -118,7 +118,9 @@ def change_number(sentence: str, abstract: str, rng: random.Random) -> str | Non
 
 
 def swap_name(sentence: str, abstract: str, other_names: list[str], rng: random.Random) -> str | None:
-    own = [n for n in tx.names(sentence) if not n.isupper() or len(n) > 2]
+    own = [
+        n for n in sorted(tx.names(sentence)) if not n.isupper() or len(n) > 2
+    ]  # sorted: the same claims every run
     foreign = [n for n in other_names if not tx.name_in(n, abstract)]
     if not own or not foreign:
         return None

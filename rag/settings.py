@@ -125,8 +125,8 @@ class Settings(BaseSettings):
     )
     min_coverage: float = Field(
         0.5,
-        description="Min share of an answer sentence's content words that its cited passage must "
-        "contain (the coverage check).",
+        description="The share of an answer sentence's content words that its cited passage must "
+        "contain more of (the coverage check: by default most of them, more than half).",
     )
     min_paper_fit: float = Field(
         0.5,

@@ -110,6 +110,24 @@ def test_direction(claim, source, passed):
     assert check_direction(claim, source).passed is passed
 
 
+def test_coverage_asks_for_most_words_and_exactly_half_is_not_most():
+    from rag.text import content_words
+    from rag.trust import check_coverage
+
+    # Another paper's sentence (patch-level training) against TEAL's abstract: 4 of its 8 content
+    # words occur there ("training-free", "tokens", "reducing", "multiplications").
+    claim = content_words(
+        "Patch-level training aggregates multiple tokens into a patch to reduce training costs."
+    )
+    teal = ABSTRACTS["dGVZwyq5tV"]
+    assert len(claim & content_words(teal)) * 2 == len(claim)
+    assert not check_coverage(claim, teal, 0.5).passed
+    assert "(50% are)" in check_coverage(claim, teal, 0.5).detail
+    assert check_coverage(claim, teal, 0.49).passed
+    # A sentence of TEAL's own abstract has all of its words there.
+    assert check_coverage(content_words(TEAL), teal, 0.5).passed
+
+
 def test_similarity_flags_another_papers_sentence_and_no_check_is_skipped_for_short_claims():
     emb = FakeEmbedder()
     from rag.types import Paper
