@@ -18,8 +18,9 @@ JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what 
 # Asked which paper, a sentence naming one in the question's own words is confirmed by the model
 # against that paper's evidence, in a fresh short conversation (2-3 s on 2 cores, only for such
 # sentences). Asked with the user's question, not a statement rebuilt from it ("the paper on making
-# an AI erase ..."): on dev the model's P(YES) was >= 0.68 for all 13 right papers and <= 0.34 for
-# the 4 near misses; the statement form gave 0.27-0.41 to three right papers (docs/evaluation.md).
+# an AI erase ..."): on dev the model's P(YES) was >= 0.69 for all 13 right papers and <= 0.33 for
+# the 4 near misses; the statement form gave two right papers 0.27 and 0.41 (`eval/confirm_probe.py`,
+# docs/evaluation.md).
 CONFIRM_SYSTEM = "You decide whether a paper answers a question. Reply with one word: YES or NO."
 CONFIRM_USER = """Abstract of "{title}":
 {text}

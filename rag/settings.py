@@ -138,9 +138,10 @@ class Settings(BaseSettings):
         ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
         "(rag/trust/); a JSON list. Switch one off only to measure it. `paper_fit`: asked which "
-        "paper, a sentence naming one in the question's own words that fails the others is shown as "
-        "that paper's best-fitting sentence, quoted, if the model (asked the question against that "
-        "paper's evidence, one short extra call) says the paper answers it (docs/evaluation.md).",
+        "paper, a sentence that only names one in the question's own words is shown as that paper's "
+        "best-fitting sentence, quoted, if the model (asked the question against that paper's "
+        "evidence, one short extra call) says the paper answers it; for one paper instead of the "
+        "other checks, which the name alone passes (docs/evaluation.md).",
     )
     abstention_rules: list[str] = Field(
         [

@@ -8,9 +8,10 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
   coverage    most of the claim's content words occur in the passage (another paper's finding does not)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
-  paper_fit   asked which paper, a sentence naming one in the question's words that
-              fails the checks above is shown as the paper's best sentence, quoted, when that
-              sentence fits what the question describes and the model says the paper answers the question
+  paper_fit   asked which paper, a sentence that only names one in the question's words (for one
+              paper: instead of the checks above, which the name alone passes; for several: when
+              it fails them) is shown as the paper's best sentence, quoted, when that sentence fits
+              what the question describes and the model says the paper answers the question
 
 Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
   low_relevance          no retrieved passage is similar enough to the question, and none names what

@@ -107,7 +107,7 @@ def _paper_answer(
     if score < trust.min_paper_fit or confirm(ev) is not True:
         return None
     sentence = best_told(vector, words, ev)
-    detail = f"the model confirms the paper {description} (fit {score:.2f})"
+    detail = f"the model says this paper answers the question (fit {score:.2f})"
     return score, sentence, Check("paper_fit", True, detail)
 
 
