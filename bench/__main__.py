@@ -15,7 +15,6 @@ from bench.scale import bench_scale, embedding_texts
 from eval.metrics import percentiles
 from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
 from rag.embedding import embedder_from_settings
-from rag.evidence import select_evidence
 from rag.ingest import dedupe, ingest
 from rag.readers import read_paths
 from rag.settings import Settings
@@ -115,14 +114,7 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
                 gen_tokens / (t.total - t.first_token) if t.first_token and t.total > t.first_token else 0
             )
             qv = pipeline.embedder.embed(q)
-            ev = select_evidence(
-                q,
-                qv,
-                answer.retrieved,
-                pipeline.embedder,
-                budget_tokens=settings.context_tokens,
-                keep_within=settings.source_within,
-            )
+            ev = pipeline.sources(q, qv, answer.retrieved)
             llm.reset()
             p0 = time.perf_counter()
             llm.complete(build_messages(q, ev), max_tokens=1)

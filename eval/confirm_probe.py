@@ -16,7 +16,6 @@ import math
 
 from eval.gold import DEFAULT_GOLD, load_gold
 from rag.answer import Pipeline
-from rag.evidence import select_evidence
 from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER
 from rag.text import asks_for_paper, asks_for_papers
 
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
 
     pipeline = Pipeline()
     s, embedder = pipeline.settings, pipeline.embedder
-    path = pipeline.llm().path
+    path = pipeline.llm("llamacpp").path  # the embedded model, whatever the backend setting
     llama = Llama(model_path=str(path), n_ctx=2048, n_threads=s.llm_threads, logits_all=True, verbose=False)
     for item in load_gold([DEFAULT_GOLD / f"{args.split}.jsonl"]):
         q = item.question
@@ -47,8 +46,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         qvec = embedder.embed(q)
         results = pipeline.search(q, s.answer_k, query_vector=qvec)
-        evidence = select_evidence(q, qvec, results, embedder, budget_tokens=s.context_tokens,
-                                   keep_within=s.source_within)  # fmt: skip
+        evidence = pipeline.sources(q, qvec, results)
         for ev in evidence[:2]:
             right = ev.paper.id in item.papers and item.type != "unanswerable"
             user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=q)

@@ -251,14 +251,7 @@ class Pipeline:
         if gate and not draft_always:
             yield finish(**_refusal(gate))
             return
-        evidence = select_evidence(
-            question,
-            qvec,
-            results,
-            self.embedder,
-            budget_tokens=s.context_tokens,
-            keep_within=s.source_within,
-        )
+        evidence = self.sources(question, qvec, results)
         yield PreviewEvent(evidence)
         messages = build_messages(query if query != question else question, evidence)
         pieces: list[str] = []
@@ -295,6 +288,13 @@ class Pipeline:
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=_count(llm, messages), cached_tokens=cached,
                      paper_confirmed=confirmed)  # fmt: skip
+
+    def sources(self, question: str, query_vector, results: list[SearchResult]) -> list[Evidence]:
+        """The sources offered to the model for `results`: their best sentences within the
+        settings' token budget (`evidence.select_evidence`)."""
+        s = self.settings
+        return select_evidence(question, query_vector, results, self.embedder,
+                               budget_tokens=s.context_tokens, keep_within=s.source_within)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""

@@ -3,6 +3,7 @@ it cites (or moved to one that passes), failures removed and kept with their rea
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ Confirm = Callable[[Evidence], "bool | None"]
 
 
 def _paper_answer(
-    question: str, ev: Evidence, embedder, trust: Trust, confirm: Confirm
+    described: tuple[np.ndarray, set[str]], ev: Evidence, trust: Trust, confirm: Confirm
 ) -> tuple[float, Sentence, Check] | None:
     """Asked which paper, a sentence that names one in the question's own words ("The work by
     “X” shows that <the question's words>", "It is titled “X” [1]") claims that the paper is what
@@ -99,10 +100,9 @@ def _paper_answer(
     not give, so it is checked twice: the paper's best sentence must fit the description (cosine +
     word overlap >= `min_paper_fit`) and the model, shown the paper's evidence, must confirm it.
     The sentence shown is then that paper sentence, quoted: the restatement is never shown as a
-    fact. Returns (fit, the sentence, the check), or None."""
-    description = tx.paper_description(question)
-    vector = np.asarray(embedder.embed(description), dtype=np.float32)
-    words = tx.content_words(description)
+    fact. `described`: what the question describes (`text.paper_description`), embedded, and its
+    content words. Returns (fit, the sentence, the check), or None."""
+    vector, words = described
     score = max((fit(vector, words, s) for s in ev.sentences), default=0.0)
     if score < trust.min_paper_fit or confirm(ev) is not True:
         return None
@@ -152,14 +152,19 @@ def check_answer(
     rescued: set[int] = set()
     meta = tx.naming_stems()
 
+    @functools.cache
+    def described() -> tuple[np.ndarray, set[str]]:  # embedded once, for whichever paper needs it
+        description = tx.paper_description(question)
+        return np.asarray(embedder.embed(description), dtype=np.float32), tx.content_words(description)
+
     def by_paper(n: int) -> bool:
         """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
         if n in rescued:  # the paper is already shown with its quote
             return True
-        described = _paper_answer(question, offered[n], embedder, trust, confirm)
-        if described is None:
+        paper = _paper_answer(described(), offered[n], trust, confirm)
+        if paper is None:
             return False
-        score, quoted, check = described
+        score, quoted, check = paper
         best[n] = (score, quoted)
         rescued.add(n)
         shown.append(AnswerSentence(_quote(offered[n], quoted), [n], True, score, False, [check]))
@@ -182,8 +187,13 @@ def check_answer(
                 shown.append(AnswerSentence(sentence, [], False, 0.0, claim=False))
             continue
         answer = (names_ or cited)[:1]
-        paper_check = asked and answer and confirm is not None and "paper_fit" in trust.checks
-        restates = bool(paper_check) and not tx.content_words(claim) - asked - meta
+        # The sentence says nothing but which paper it is, in the question's words.
+        restates = (
+            bool(asked and answer)
+            and confirm is not None
+            and "paper_fit" in trust.checks
+            and not tx.content_words(claim) - asked - meta
+        )
 
         if restates and one_paper:
             # Asked for one paper, "The work by “X” shows that <the question's words>" claims that

@@ -85,7 +85,6 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
     # right paper is confirmed and shown by its quoted sentence; a detail SD-LoRA's abstract does
     # not give is not confirmed, and the draft is refused although it names the right paper.
     from rag.answer import judge
-    from rag.evidence import select_evidence
 
     title = "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning"
     cases = [
@@ -99,8 +98,7 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
     for question, draft, answers in cases:
         qvec = embedder.embed(question)
         results = pipeline.search(question, s.answer_k, query_vector=qvec)
-        evidence = select_evidence(question, qvec, results, embedder, budget_tokens=s.context_tokens,
-                                   keep_within=s.source_within)  # fmt: skip
+        evidence = pipeline.sources(question, qvec, results)
         assert evidence[0].paper.id == "5U1rlpX68A"
         asked = []
 
