@@ -19,8 +19,9 @@ CONFIGS: dict[str, Config] = {
     c.name: c
     for c in [
         Config("hybrid", "citewise defaults: dense + BM25 fused by RRF, 3 sources"),
-        Config("dense", "dense retrieval only", {"fusion": "dense"}),
-        Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25"}),
+        Config("dense", "dense retrieval only", {"fusion": "dense", "rerank_papers": 0}),
+        Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
+        Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
         Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
         Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),

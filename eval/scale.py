@@ -21,6 +21,7 @@ from eval.gold import DEFAULT_GOLD, GoldItem, load_gold
 from rag.answer import Pipeline
 from rag.ingest import dedupe, ingest
 from rag.readers import read_paths
+from rag.sentence_vectors import sentence_vectors_from_settings
 from rag.store import StaleIndexError, store_from_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +81,8 @@ def pipeline_with(
 
     def build(rebuild: bool):
         return ingest([SEEDS, path], store, base.embedder, chunk_tokens=settings.chunk_tokens,
-                      overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress)  # fmt: skip
+                      overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress,
+                      sentences=sentence_vectors_from_settings(settings, base.embedder))  # fmt: skip
 
     try:
         summary = build(False)

@@ -17,7 +17,7 @@ from functools import cached_property
 from rag.citations import render_text, strip_markers
 from rag.complete import complete
 from rag.embedding import Embedder, embedder_from_settings
-from rag.evidence import Evidence, select_evidence
+from rag.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.filters import Filters
 from rag.llm import LLM, LLMError, llm_from_settings
 from rag.prompts import (
@@ -30,6 +30,7 @@ from rag.prompts import (
     USER_TEMPLATE,
 )
 from rag.retrieve import HybridRetriever, on_subject, search
+from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
 from rag.text import strip_control
@@ -43,7 +44,7 @@ from rag.trust import (
     clean_draft,
     trust_from_settings,
 )
-from rag.types import Answer, SearchResult, Timings
+from rag.types import Answer, Paper, SearchResult, Timings
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,14 @@ class Pipeline:
         return self._store or store_from_settings(self.settings, self.embedder)
 
     @cached_property
+    def sentence_vectors(self) -> SentenceVectors:
+        """The abstracts' sentence vectors kept beside the index (filled by ingest)."""
+        return sentence_vectors_from_settings(self.settings, self.embedder)
+
+    def sentences_of(self, papers: list[Paper]) -> list[list[Sentence]]:
+        return embedded_sentences(papers, self.embedder, self.sentence_vectors)
+
+    @cached_property
     def trust(self) -> Trust:
         return trust_from_settings(self.settings)
 
@@ -203,6 +212,8 @@ class Pipeline:
             retriever=self.retriever,
             query_vector=query_vector,
             filters=filters,
+            rerank_papers=s.rerank_papers,
+            sentences_of=self.sentences_of,
         )
 
     def stream(
@@ -293,8 +304,8 @@ class Pipeline:
         """The sources offered to the model for `results`: their best sentences within the
         settings' token budget (`evidence.select_evidence`)."""
         s = self.settings
-        return select_evidence(question, query_vector, results, self.embedder,
-                               budget_tokens=s.context_tokens, keep_within=s.source_within)  # fmt: skip
+        return select_evidence(question, query_vector, results, self.embedder, budget_tokens=s.context_tokens,
+                               keep_within=s.source_within, vectors=self.sentence_vectors)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""

@@ -44,6 +44,7 @@ def ingest(
     from rag.embedding import embedder_from_settings
     from rag.ingest import ingest as run_ingest
     from rag.ingest import ingest_lock
+    from rag.sentence_vectors import sentence_vectors_from_settings
     from rag.store import StoreError, store_from_settings
 
     _quiet_libraries()
@@ -65,6 +66,7 @@ def ingest(
                 overlap_sentences=settings.chunk_overlap_sentences,
                 rebuild=rebuild,
                 progress=progress,
+                sentences=sentence_vectors_from_settings(settings, embedder),
             )
     except (StoreError, RuntimeError) as exc:
         _fail(str(exc))

@@ -11,6 +11,7 @@ import numpy as np
 
 from rag.embedding import Embedder
 from rag.prompts import INSTRUCTION_PATTERNS
+from rag.sentence_vectors import SentenceVectors
 from rag.text import content_words, estimate_tokens, overlap, sentence_spans, states_contribution
 from rag.types import Paper, SearchResult
 
@@ -54,13 +55,14 @@ def select_evidence(
     *,
     budget_tokens: int,
     keep_within: float = 0.35,
+    vectors: SentenceVectors | None = None,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
     sources: list[Evidence] = []
-    for result, embedded in zip(results, embedded_sentences([r.paper for r in results], embedder)):
+    for result, embedded in zip(results, embedded_sentences([r.paper for r in results], embedder, vectors)):
         # Sentences addressed to the model are not evidence.
         sentences = [s for s in embedded if not _INSTRUCTION.search(s.text)]
         for s in sentences:
@@ -115,12 +117,21 @@ def best_told(vector: np.ndarray, words: set[str], ev: Evidence) -> Sentence:
     return max(ev.sentences, key=lambda s: fit(vector, words, s) + told(s))
 
 
-def embedded_sentences(papers: list[Paper], embedder: Embedder) -> list[list[Sentence]]:
-    """Every sentence of each abstract with its vector, embedded in one batch."""
+def embedded_sentences(
+    papers: list[Paper], embedder: Embedder, vectors: SentenceVectors | None = None
+) -> list[list[Sentence]]:
+    """Every sentence of each abstract with its vector: read from `vectors` (embedded once, at
+    ingest) when given, else embedded now in one batch."""
     spans = [sentence_spans(p.abstract) for p in papers]
+    if vectors is not None:
+        matrices = vectors.vectors(papers, embedder.embed_batch)
+        return [
+            [Sentence(s, e, p.abstract[s:e], m[i]) for i, (s, e) in enumerate(ss)]
+            for p, ss, m in zip(papers, spans, matrices)
+        ]
     texts = [p.abstract[s:e] for p, ss in zip(papers, spans) for s, e in ss]
-    vectors = iter(np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else [])
-    return [[Sentence(s, e, p.abstract[s:e], next(vectors)) for s, e in ss] for p, ss in zip(papers, spans)]
+    flat = iter(np.asarray(embedder.embed_batch(texts), dtype=np.float32) if texts else [])
+    return [[Sentence(s, e, p.abstract[s:e], next(flat)) for s, e in ss] for p, ss in zip(papers, spans)]
 
 
 def evidence_for(paper: Paper, embedder: Embedder, number: int = 1) -> Evidence:

@@ -16,6 +16,7 @@ from pathlib import Path
 from rag.chunking import chunk_text, embedding_text
 from rag.embedding import Embedder
 from rag.readers import ReadError, normalize_text, read_paths
+from rag.sentence_vectors import SentenceVectors
 from rag.store import Store, StoreError
 from rag.types import Paper
 
@@ -35,6 +36,7 @@ class IngestSummary:
     papers_removed: int = 0
     chunks_embedded: int = 0
     chunks_unchanged: int = 0
+    sentence_papers: int = 0  # papers whose sentences were embedded for ranking and evidence
     seconds: float = 0.0
     embed_seconds: float = 0.0
     errors: list[ReadError] = field(default_factory=list)
@@ -47,6 +49,7 @@ class IngestSummary:
             f"papers new: {self.papers_new}, changed: {self.papers_changed}, unchanged: "
             f"{self.papers_unchanged}, removed: {self.papers_removed}",
             f"chunks embedded: {self.chunks_embedded}, unchanged: {self.chunks_unchanged}{nothing}",
+            *([f"papers with sentences embedded: {self.sentence_papers}"] if self.sentence_papers else []),
             f"errors: {len(self.errors)}, seconds: {self.seconds:.1f}",
         ]
 
@@ -115,9 +118,11 @@ def ingest(
     rebuild: bool = False,
     batch_papers: int = 64,
     progress: Progress | None = None,
+    sentences: SentenceVectors | None = None,
 ) -> IngestSummary:
     """Index the papers under `paths`. A file read again defines what it now holds: papers it
-    no longer yields lose that source, and are removed when no source is left."""
+    no longer yields lose that source, and are removed when no source is left. With `sentences`,
+    every paper's sentences are embedded there too (once: ranking and evidence read them)."""
     started = time.perf_counter()
     report = read_paths(paths)
     papers, merged = dedupe(report.papers)
@@ -193,6 +198,10 @@ def ingest(
     if target:
         store.finish_rebuild(target)
     summary.chunks_unchanged = max(0, store.count() - summary.chunks_embedded)
+    if sentences is not None:
+        t0 = time.perf_counter()
+        summary.sentence_papers = sentences.fill(papers, embedder.embed_batch)
+        summary.embed_seconds += time.perf_counter() - t0
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     candidate_multiplier: int = Field(
         4, ge=1, description="Chunks fetched from each retriever per requested paper."
     )
+    rerank_papers: int = Field(
+        40,
+        ge=0,
+        le=200,
+        description="Papers of the fused ranking ordered again by their three best sentences (0: off).",
+    )
     name_weight: float = Field(
         1.0,
         ge=0,
