@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 
 import pytest
 
@@ -36,6 +37,10 @@ def test_distractor_path_at_1000(seed_settings, tmp_path):
     assert corpus["max_cosine"] <= 0.9  # no distractor sentence is a near copy of a seed sentence
     stats = json.loads((data / "distractors" / "corpus-s0-1000.stats.json").read_text())
     assert stats["dropped"] < 0.05 * stats["sentences"]
+    # ingest kept every paper's sentence vectors beside the index: ranking read them, not the embedder
+    kept = sqlite3.connect(data / "distractors" / "n1000" / "sentences" / "vectors.sqlite")
+    assert kept.execute("SELECT count(*) FROM vectors").fetchone()[0] >= 1000  # one row per distinct abstract
+    kept.close()
     # names pull their paper: at 1,000 distractors the seeds stay found
     assert configs["hybrid N=1000"]["hit@5"] >= 0.95, configs["hybrid N=1000"]
     assert configs["hybrid N=0"]["hit@5"] >= configs["hybrid N=1000"]["hit@5"]
