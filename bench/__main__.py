@@ -17,6 +17,7 @@ from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
 from rag.embedding import embedder_from_settings
 from rag.ingest import dedupe, ingest
 from rag.readers import read_paths
+from rag.sentence_vectors import sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import store_from_settings
 
@@ -40,8 +41,11 @@ def bench_ingest(data: Path) -> list[str]:
     embedder = embedder_from_settings(settings)
     embedder.embed("warm up")  # load outside the timings
     store = store_from_settings(settings, embedder)
-    summary = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
-    again = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens)
+    sentences = sentence_vectors_from_settings(settings, embedder)  # as `citewise ingest` keeps them
+    summary = ingest(
+        [ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=sentences
+    )
+    again = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=sentences)
     papers, _ = dedupe(read_paths([ROOT / "seeds"]).papers)
     texts = embedding_texts(papers, settings.chunk_tokens, embedder)
     t0 = time.perf_counter()

@@ -52,7 +52,8 @@ def retrieval(backend: str, settings: Settings) -> dict[str, object]:
         s = settings.model_copy(update={"data_dir": Path(tmp), "embed_backend": backend})
         pipeline = Pipeline(s)
         store = store_from_settings(s, pipeline.embedder)
-        ingest([ROOT / "seeds"], store, pipeline.embedder, chunk_tokens=s.chunk_tokens)
+        ingest([ROOT / "seeds"], store, pipeline.embedder, chunk_tokens=s.chunk_tokens,
+               sentences=pipeline.sentence_vectors)  # fmt: skip
         folder, summary = evaluate(
             Pipeline(s, store=store, embedder=pipeline.embedder), configs=["hybrid"], retrieval_only=True,
             out=Path(tmp) / "report", command="bench",

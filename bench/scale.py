@@ -17,6 +17,7 @@ from rag.chunking import chunk_text, embedding_text
 from rag.embedding import embedder_from_settings
 from rag.ingest import ingest
 from rag.readers import read_paths
+from rag.sentence_vectors import sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import store_from_settings
 
@@ -83,13 +84,14 @@ def measure(n: int, work: Path) -> dict:
     embedder = embedder_from_settings(settings)
     embedder.embed("warm up")
     store = store_from_settings(settings, embedder)
+    sentences = sentence_vectors_from_settings(settings, embedder)  # as `citewise ingest` keeps them
     progress_file = work / "progress.json"
     progress = json.loads(progress_file.read_text()) if progress_file.exists() else {"slices": {}}
     for path in slices:
         if path.name in progress["slices"]:
             continue
         _forget(store, path)
-        done = ingest([path], store, embedder, chunk_tokens=settings.chunk_tokens)
+        done = ingest([path], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=sentences)
         progress["slices"][path.name] = {"seconds": done.seconds, "embed_s": done.embed_seconds,
                                          "chunks": done.chunks_embedded, "rss_mb": _rss_mb(),
                                          "at": time.strftime("%Y-%m-%d %H:%M")}  # fmt: skip
@@ -103,7 +105,7 @@ def measure(n: int, work: Path) -> dict:
     t0 = time.perf_counter()
     store.keyword_index()
     keyword_build = time.perf_counter() - t0
-    again = ingest([*slices, later], store, embedder, chunk_tokens=settings.chunk_tokens)
+    again = ingest([*slices, later], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=sentences)
 
     texts = embedding_texts(read_paths([slices[0]]).papers[:RAW_SAMPLE], settings.chunk_tokens, embedder)
     texts = texts[:RAW_SAMPLE]
