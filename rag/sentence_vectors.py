@@ -67,19 +67,10 @@ class SentenceVectors:
             got = found.get(key)
             out.append(got[1] if got is not None and got[0] == [list(s) for s in ss] else None)
         missing = [i for i, m in enumerate(out) if m is None]
-        if missing:
-            texts = [papers[i].abstract[s:e] for i in missing for s, e in spans[i]]
-            flat = iter(np.asarray(embed(texts), dtype=np.float32) if texts else [])
-            rows = []
-            for i in missing:
-                matrix = (
-                    np.stack([next(flat) for _ in spans[i]]) if spans[i] else np.zeros((0, 0), np.float32)
-                )
-                # As read back later: a paper ranks the same whether its vectors were kept or not.
-                matrix = matrix.astype(np.float16).astype(np.float32)
-                out[i] = matrix
-                rows.append((keys[i], [list(s) for s in spans[i]], matrix))
-            self._write(rows)
+        for i, matrix in zip(
+            missing, self._embed([papers[i] for i in missing], [keys[i] for i in missing], embed)
+        ):
+            out[i] = matrix
         return [m for m in out if m is not None]
 
     def fill(self, papers: Sequence[Paper], embed: Embed, batch: int = 64) -> int:
@@ -87,12 +78,29 @@ class SentenceVectors:
         done = 0
         for start in range(0, len(papers), batch):
             part = papers[start : start + batch]
-            have = self._read([self.key(p) for p in part])
-            todo = [p for p in part if self.key(p) not in have]
-            if todo:
-                self.vectors(todo, embed)
-                done += len(todo)
+            keys = [self.key(p) for p in part]
+            have = self._read(keys)
+            todo = [i for i, key in enumerate(keys) if key not in have]
+            self._embed([part[i] for i in todo], [keys[i] for i in todo], embed)
+            done += len(todo)
         return done
+
+    def _embed(self, papers: Sequence[Paper], keys: list[str], embed: Embed) -> list[np.ndarray]:
+        """The papers' sentence matrices, embedded in one batch and kept."""
+        if not papers:
+            return []
+        spans = [sentence_spans(p.abstract) for p in papers]
+        texts = [p.abstract[s:e] for p, ss in zip(papers, spans) for s, e in ss]
+        flat = iter(np.asarray(embed(texts), dtype=np.float32) if texts else [])
+        out, rows = [], []
+        for key, ss in zip(keys, spans):
+            matrix = np.stack([next(flat) for _ in ss]) if ss else np.zeros((0, 0), np.float32)
+            # As read back later: a paper ranks the same whether its vectors were kept or not.
+            matrix = matrix.astype(np.float16).astype(np.float32)
+            out.append(matrix)
+            rows.append((key, [list(s) for s in ss], matrix))
+        self._write(rows)
+        return out
 
     def _read(self, keys: list[str]) -> dict[str, tuple[list, np.ndarray]]:
         with self._lock:
