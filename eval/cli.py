@@ -49,6 +49,9 @@ def evaluate(
     model: str = typer.Option(
         None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
     ),
+    resume: bool = typer.Option(
+        False, "--resume", help="Keep the items a stopped run already scored in --out; run the rest."
+    ),
     distractors: list[int] = typer.Option(
         None,
         "--distractors",
@@ -72,6 +75,8 @@ def evaluate(
         typer.echo("\n".join(compare_reports(*compare)))
         return
 
+    if resume and out is None:
+        _fail("--resume needs the --out folder of the stopped run")
     if split:
         if split not in ("dev", "test"):
             _fail("--split is dev or test")
@@ -159,6 +164,7 @@ def evaluate(
             only=llm.items if llm is not None else None,  # a replay judges the stored items only
             progress=progress,
             distractors=sorted(set(distractors or [])),
+            resume=resume,
         )
     except (GoldError, KeyError, StoreError, LLMError) as exc:
         _fail(str(exc).strip("'\""))

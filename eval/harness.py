@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import platform
 import sys
 import time
@@ -40,7 +41,11 @@ def evaluate(
     progress=lambda items, _: items,
     command: str = "",
     distractors: Sequence[int] = (),
+    resume: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
+    """Run the configs over the gold items and write the report to `out`. Each scored item is
+    appended to `out/progress.jsonl` at once; with `resume`, items already there are kept, not run
+    again (a long run stopped midway goes on where it stopped)."""
     names = list(configs) or DEFAULT_CONFIGS
     chosen = [get_config(n) for n in names]  # unknown names fail before any work
     items = [
@@ -50,6 +55,11 @@ def evaluate(
     ]
     items = items[:limit]
     started = time.perf_counter()
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = out or Path("reports") / stamp
+    done = _progress_so_far(out) if resume else {}
+    out.mkdir(parents=True, exist_ok=True)
+    log = open(out / "progress.jsonl", "a" if resume else "w", encoding="utf-8")
     results: list[ItemResult] = []
     corpus: dict[str, Any] = {}
     for n in distractors or [None]:
@@ -60,14 +70,19 @@ def evaluate(
             target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
             corpus |= stats
         for config in chosen:
+            label = config.name if n is None else f"{config.name} N={n}"
             answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
-            run = run_config(config, items, target, answer=answer, ablation=ablation, progress=progress)
-            if n is not None:
-                for r in run:
-                    r.config, r.distractors = f"{r.config} N={n}", n
-            results += run
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = out or Path("reports") / stamp
+
+            def record(r: ItemResult, label=label, n=n) -> None:
+                r.config, r.distractors = label, n
+                log.write(json.dumps(r.to_json()) + "\n")
+                log.flush()
+
+            todo = [i for i in items if (label, i.id) not in done]
+            run = {r.id: r for r in run_config(config, todo, target, answer=answer, ablation=ablation,
+                                               progress=progress, record=record)}  # fmt: skip
+            results += [run.get(i.id) or done[label, i.id] for i in items]
+    log.close()
     meta = {
         "created": stamp,
         "gold": ", ".join(str(g) for g in gold)
@@ -78,6 +93,7 @@ def evaluate(
         "command": command or "citewise eval " + " ".join(sys.argv[2:]),
         "machine": f"{platform.machine()}, {_cores()} cores, Python {platform.python_version()}",
         "wall_s": time.perf_counter() - started,
+        "resumed": len(done),
         "distractor_corpus": corpus,
         "descriptions": {
             c.name: c.description
@@ -101,6 +117,21 @@ def evaluate(
         },
     }
     return out, write_report(out, results, meta)
+
+
+def _progress_so_far(out: Path) -> dict[tuple[str, str], ItemResult]:
+    """The items a stopped run already scored, by (config label, item id)."""
+    path = out / "progress.jsonl"
+    if not path.is_file():
+        return {}
+    done = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = ItemResult(**json.loads(line))
+        except (ValueError, TypeError):
+            continue  # a line cut short when the run was stopped
+        done[r.config, r.id] = r
+    return done
 
 
 def _cores() -> int:

@@ -117,7 +117,12 @@ def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:
         f"# Evaluation report — {summary['created']}",
         "",
         f"Gold: `{summary['gold']}` ({summary['n_items']} items). Mode: {summary['mode']}. "
-        f"Command: `{summary['command']}`. Machine: {summary['machine']}. Wall time: {summary['wall_s']:.0f} s.",
+        f"Command: `{summary['command']}`. Machine: {summary['machine']}. Wall time: {summary['wall_s']:.0f} s."
+        + (
+            f" Resumed: {summary['resumed']} item runs were kept from the stopped run (their timings are its own)."
+            if summary.get("resumed")
+            else ""
+        ),
         "",
         "## Side by side",
         "",

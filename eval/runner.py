@@ -216,6 +216,12 @@ def run_config(
     answer: bool = True,
     ablation: bool = False,
     progress: Callable[[Iterable[GoldItem], str], Iterable[GoldItem]] = lambda xs, _: xs,
+    record: Callable[[ItemResult], None] = lambda _: None,
 ) -> list[ItemResult]:
+    """Every item's result, each passed to `record` as soon as it is scored."""
     system = make_system(config, base, ablation)
-    return [run_item(system, config.name, item, answer) for item in progress(items, config.name)]
+    results = []
+    for item in progress(items, config.name):
+        results.append(run_item(system, config.name, item, answer))
+        record(results[-1])
+    return results

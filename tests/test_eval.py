@@ -169,6 +169,28 @@ def test_run_and_report_with_fakes(tmp_path, indexed, embedder):
     assert any("fact_recall" in line and "WORSE" in line for line in lines)
 
 
+def test_a_stopped_run_resumes_where_it_stopped(tmp_path, indexed, embedder):
+    from eval.harness import evaluate
+
+    gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    replies = [
+        "Knowledge entropy declines steadily as pretraining advances [1].",
+        "They serve as heatmaps [9].",
+    ]
+    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    out, first = evaluate(pipeline, gold=[gold], configs=["hybrid"], out=tmp_path / "run")
+    lines = (out / "progress.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and len(llm.prompts) == 2  # each item written as it was scored
+    # Stopped after g1, in the middle of writing g2's line.
+    (out / "progress.jsonl").write_text(lines[0] + "\n" + lines[1][:40])
+    pipeline, llm = make_pipeline(indexed, embedder, ["They serve as heatmaps [9]."], min_relevance=0.2)
+    _, again = evaluate(pipeline, gold=[gold], configs=["hybrid"], out=out, resume=True)
+    assert len(llm.prompts) == 1  # only g2 drafted again; g1 kept, g3 abstains without drafting
+    assert again["resumed"] == 1 and "Resumed: 1" in (out / "report.md").read_text()
+    assert again["configs"]["hybrid"]["fact_recall"] == first["configs"]["hybrid"]["fact_recall"]
+    assert [r["id"] for r in read_jsonl(out / "results.jsonl")] == ["g1", "g2", "g3"]
+
+
 def _meta() -> dict:
     return {"created": "t", "gold": "g", "n_items": 3, "mode": "m", "command": "c", "machine": "x",
             "wall_s": 1.0, "descriptions": {"hybrid": "test"}}  # fmt: skip
