@@ -40,6 +40,7 @@ class ItemResult:
     abstained: bool = False
     abstain_reason: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # paper ids of the sources shown to the model
     error: str = ""
     draft: str = ""  # the model's text before checking
     judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
@@ -189,6 +190,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         {"number": c.number, "paper_id": c.paper_id, "title": c.title, "passage": c.passage, "score": c.score}
         for c in reply.citations
     ]
+    result.sources = [ev.paper.id for ev in reply.evidence]
     result.scores |= answer_scores(item, reply)
     result.draft, result.judged, result.paper_confirmed = reply.draft, reply.judged, reply.paper_confirmed
     result.removed = [
