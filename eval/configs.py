@@ -23,6 +23,11 @@ CONFIGS: dict[str, Config] = {
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
+        Config(
+            "distinct",
+            "hybrid without sources that repeat a better-ranked one (cosine >= 0.7)",
+            {"duplicate_source_cosine": 0.7},
+        ),
         Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
         Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),
         Config(

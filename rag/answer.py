@@ -305,7 +305,8 @@ class Pipeline:
         settings' token budget (`evidence.select_evidence`)."""
         s = self.settings
         return select_evidence(question, query_vector, results, self.embedder, budget_tokens=s.context_tokens,
-                               keep_within=s.source_within, vectors=self.sentence_vectors)  # fmt: skip
+                               keep_within=s.source_within, vectors=self.sentence_vectors,
+                       duplicate_cosine=s.duplicate_source_cosine)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""

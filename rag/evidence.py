@@ -56,9 +56,11 @@ def select_evidence(
     budget_tokens: int,
     keep_within: float = 0.35,
     vectors: SentenceVectors | None = None,
+    duplicate_cosine: float = 0.0,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
-    gets at least its best sentence; papers far less relevant than the best are dropped."""
+    gets at least its best sentence; papers far less relevant than the best are dropped, and with
+    `duplicate_cosine`, papers whose best sentence repeats a better-ranked source's."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
     sources: list[Evidence] = []
@@ -73,6 +75,8 @@ def select_evidence(
         return []
     best = max(max(s.score for s in ev.sentences) for ev in sources)
     kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
+    if duplicate_cosine:
+        kept = distinct(kept, duplicate_cosine)
     spent = 0
     ranked: list[tuple[float, int, int]] = []
     for k, ev in enumerate(kept):
@@ -91,6 +95,19 @@ def select_evidence(
         ev.number = number
         ev.chosen.sort()
     return kept
+
+
+def distinct(sources: list[Evidence], cosine: float) -> list[Evidence]:
+    """The sources in order, without those whose best sentence has `cosine` or more to a sentence
+    of one kept before it: a second paper saying the same costs prompt tokens and, when it differs
+    in a name or number, misleads. (Among the 53 seed papers no two sources are that close at 0.7;
+    generated distractors written from a seed's sentences are.)"""
+    out: list[Evidence] = []
+    for ev in sources:
+        top = max(ev.sentences, key=lambda s: s.score).vector
+        if not any(float(s.vector @ top) >= cosine for kept in out for s in kept.sentences):
+            out.append(ev)
+    return out
 
 
 def fit(vector: np.ndarray, words: set[str], sentence: Sentence) -> float:

@@ -108,6 +108,14 @@ class Settings(BaseSettings):
         description="A retrieved paper becomes a source only if its best sentence scores within "
         "this much of the best source's (sentence cosine + 0.35 x question-word overlap).",
     )
+    duplicate_source_cosine: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="A paper is left out of the sources when its best sentence has at least this "
+        "cosine to a sentence of a better-ranked source: it repeats that source (0: off; not yet "
+        "measured with answers, docs/evaluation.md Round 12).",
+    )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature (0 = deterministic, most faithful)."

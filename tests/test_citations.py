@@ -162,3 +162,30 @@ def test_a_marker_used_as_a_noun_gets_the_papers_title():
         name_noun_markers("The work LoLCATs [2] linearizes LLMs.", titles)
         == "The work LoLCATs [2] linearizes LLMs."
     )
+
+
+def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
+    emb = FakeEmbedder()
+    original = "We propose Fluxor, which cuts the memory of attention by half on long documents."
+    papers = [
+        ("p-a", original + " It is evaluated on three benchmarks."),
+        # the same sentence with one name and one number changed: a near copy
+        ("p-copy", "We propose Glimmer, which cuts the memory of attention by 40% on long documents."),
+        ("p-other", "Attention memory on long documents is studied with a new profiling benchmark."),
+    ]
+    results = []
+    for i, (pid, abstract) in enumerate(papers, 1):
+        paper = Paper(id=pid, abstract=abstract, title=pid, sources=[f"f#{i}"])
+        chunk = Chunk(pid, 0, abstract, 0, len(abstract))
+        results.append(SearchResult(i, paper, 1.0 / i, [Passage(chunk, paper, 1.0 / i, 0.5)]))
+    question = "Which method cuts the memory of attention on long documents?"
+
+    def ids(cosine: float) -> list[str]:
+        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
+                             duplicate_cosine=cosine)  # fmt: skip
+        return [e.paper.id for e in ev]
+
+    assert ids(0.0) == ["p-a", "p-copy", "p-other"]  # off: every source within reach is kept
+    assert ids(0.7) == ["p-a", "p-other"]  # the near copy goes; a paper on the topic in its own words stays
+    assert [e.number for e in select_evidence(question, emb.embed(question), results, emb, budget_tokens=400,
+                                              keep_within=10, duplicate_cosine=0.7)] == [1, 2]  # fmt: skip
