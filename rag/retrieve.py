@@ -285,16 +285,19 @@ def rerank_by_sentences(
     names: Sequence[str] = (),
 ) -> list[SearchResult]:
     """`results` ordered by the fit to the query (`evidence.fit`: cosine + word overlap) of each
-    paper's best `TOP_SENTENCES` sentences, summed; papers that contain more of the query's rare
-    `names` first (the paper that names the method asked about is the one to read)."""
+    paper's best `TOP_SENTENCES` sentences, summed; a paper whose title the query gives first, then
+    papers that contain more of the query's rare `names` (the paper that names the method asked
+    about is the one to read). Sentences are the abstract's: without the title, a query that is a
+    title would rank the papers whose sentences echo its words above the paper itself."""
     qv = np.asarray(query_vector, dtype=np.float32)
     words = tx.content_words(query)
     scored = []
     for result, sentences in zip(results, sentences_of([r.paper for r in results])):
         fits = sorted((fit(qv, words, s) for s in sentences), reverse=True)
         named = sum(tx.name_in(n, result.paper.text) for n in names)
-        scored.append((-named, -sum(fits[:TOP_SENTENCES]), result.rank, result))
-    scored.sort(key=lambda t: t[:3])
+        titled = tx.gives_title(words, result.paper.title)
+        scored.append((-titled, -named, -sum(fits[:TOP_SENTENCES]), result.rank, result))
+    scored.sort(key=lambda t: t[:4])
     return [replace(r, rank=i) for i, (*_, r) in enumerate(scored, 1)]
 
 

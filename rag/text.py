@@ -115,6 +115,13 @@ def overlap(query_words: set[str], text: str) -> float:
     return len(query_words & content_words(text)) / len(query_words)
 
 
+def gives_title(query_words: set[str], title: str) -> bool:
+    """The query holds every content word of the title (at least two): it names the paper by its
+    title, the strongest sign of which paper is meant."""
+    title_words = content_words(title)
+    return len(title_words) >= 2 and title_words <= query_words
+
+
 # ---- normalization, numbers and names
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -97,6 +97,24 @@ def test_a_paper_that_names_the_asked_method_stays_first():
     assert unnamed[0].paper.id == "plain"
 
 
+def test_a_query_that_gives_a_title_finds_that_paper_first():
+    emb = FakeEmbedder()
+    query = "Compositional learning diagrams for parameterized models"
+    # The titled paper's sentences echo the query less than another paper's do.
+    titled = Paper("titled", "We draw training setups as pictures.", title="Learning diagrams")
+    echo = Paper("echo", "Compositional learning of parameterized models with diagrams.", title="Echoes")
+    short = Paper("short", "Unrelated words here.", title="Diagrams")  # one title word: not a title match
+    ranked = rerank_by_sentences(
+        query, emb.embed(query), _ranked([echo, short, titled]), lambda ps: embedded_sentences(ps, emb)
+    )
+    assert [r.paper.id for r in ranked][:2] == ["titled", "echo"]
+    without = rerank_by_sentences(
+        "compositional parameterized models", emb.embed("compositional parameterized models"),
+        _ranked([titled, echo]), lambda ps: embedded_sentences(ps, emb),
+    )  # fmt: skip
+    assert without[0].paper.id == "echo"  # the title's words are not all there: the sentences decide
+
+
 def test_ingest_embeds_every_papers_sentences_once(tmp_path, store, embedder, corpus):
     from rag.ingest import ingest
 

@@ -10,9 +10,10 @@ import random
 import pytest
 
 from eval.distractors import Rewriter
+from rag.answer import Pipeline
 from rag.ingest import dedupe, ingest
 from rag.readers import read_paths
-from rag.retrieve import search
+from rag.sentence_vectors import sentence_vectors_from_settings
 from rag.settings import Settings
 from tests.conftest import SEEDS
 
@@ -75,7 +76,8 @@ def test_three_formats_in_one_ingest_found_by_title(tmp_path):
     settings = Settings(data_dir=tmp_path / "data")
     embedder = embedder_from_settings(settings)
     store = store_from_settings(settings, embedder)
-    summary = ingest([folder], store, embedder, chunk_tokens=settings.chunk_tokens)
+    kept = sentence_vectors_from_settings(settings, embedder)  # as `citewise ingest` keeps them
+    summary = ingest([folder], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=kept)
     assert summary.files_read == 3 and not summary.errors
     assert summary.papers == 3 * PER_FORMAT
 
@@ -86,9 +88,11 @@ def test_three_formats_in_one_ingest_found_by_title(tmp_path):
 
             papers[meta["paper_id"]] = paper_from_meta(meta)
     assert len(papers) == 3 * PER_FORMAT
+    # The search a user's question goes through (fusion, names, the re-ranking by sentences).
+    pipeline = Pipeline(settings, store=store, embedder=embedder)
     first = 0
     for pid, paper in papers.items():
-        first += search(paper.title, store, embedder, k=1)[0].paper.id == pid
+        first += pipeline.search(paper.title, 1)[0].paper.id == pid
     assert first / len(papers) >= 0.95, first / len(papers)
 
     oral = papers["or0000"]
