@@ -62,27 +62,29 @@ def evaluate(
     log = open(out / "progress.jsonl", "a" if resume else "w", encoding="utf-8")
     results: list[ItemResult] = []
     corpus: dict[str, Any] = {}
-    for n in distractors or [None]:
-        target = pipeline
-        if n is not None:
-            from eval.scale import pipeline_with
+    try:
+        for n in distractors or [None]:
+            target = pipeline
+            if n is not None:
+                from eval.scale import pipeline_with
 
-            target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
-            corpus |= stats
-        for config in chosen:
-            label = config.name if n is None else f"{config.name} N={n}"
-            answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
+                target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
+                corpus |= stats
+            for config in chosen:
+                label = config.name if n is None else f"{config.name} N={n}"
+                answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
 
-            def record(r: ItemResult, label=label, n=n) -> None:
-                r.config, r.distractors = label, n
-                log.write(json.dumps(r.to_json()) + "\n")
-                log.flush()
+                def record(r: ItemResult, label=label, n=n) -> None:
+                    r.config, r.distractors = label, n
+                    log.write(json.dumps(r.to_json()) + "\n")
+                    log.flush()
 
-            todo = [i for i in items if (label, i.id) not in done]
-            run = {r.id: r for r in run_config(config, todo, target, answer=answer, ablation=ablation,
-                                               progress=progress, record=record)}  # fmt: skip
-            results += [run.get(i.id) or done[label, i.id] for i in items]
-    log.close()
+                todo = [i for i in items if (label, i.id) not in done]
+                run = {r.id: r for r in run_config(config, todo, target, answer=answer, ablation=ablation,
+                                                   progress=progress, record=record)}  # fmt: skip
+                results += [run.get(i.id) or done[label, i.id] for i in items]
+    finally:  # what was scored stays on disk, whatever stopped the run
+        log.close()
     meta = {
         "created": stamp,
         "gold": ", ".join(str(g) for g in gold)
