@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.settings import Settings
+
+_CHECKS = list(Settings.model_fields["claim_checks"].default)
+
 
 @dataclass(frozen=True)
 class Config:
@@ -27,6 +31,11 @@ CONFIGS: dict[str, Config] = {
             "distinct",
             "hybrid without sources that repeat a better-ranked one (cosine >= 0.7)",
             {"duplicate_source_cosine": 0.7},
+        ),
+        Config(
+            "topic",
+            "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
+            {"claim_checks": [*_CHECKS, "topic"]},
         ),
         Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
         Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),

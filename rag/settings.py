@@ -155,7 +155,10 @@ class Settings(BaseSettings):
         "paper, a sentence that only names one in the question's own words is shown as that paper's "
         "best-fitting sentence, quoted, if the model (asked the question against that paper's "
         "evidence, one short extra call) says the paper answers it; for one paper instead of the "
-        "other checks, which the name alone passes (docs/evaluation.md).",
+        "other checks, which the name alone passes (docs/evaluation.md). `topic` (off by default): a "
+        "sentence repeating two or more of the question's words must cite a paper holding most of "
+        "them; on dev it refused two unanswerable questions more, on test none, and it cut a true "
+        "sentence on each split (docs/evaluation.md).",
     )
     abstention_rules: list[str] = Field(
         [

@@ -7,15 +7,17 @@ import numpy as np
 import pytest
 
 from rag.evidence import evidence_for
-from rag.text import shared_names
+from rag.text import content_words, shared_names
 from rag.trust import (
     Checked,
     Trust,
     answer_removed,
+    check_answer,
     check_direction,
     check_names,
     check_numbers,
     check_polarity,
+    check_topic,
     has_claim,
     is_refusal,
     restates_question,
@@ -236,3 +238,45 @@ def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
     assert trust.screen("What does SCOPE do?", results) is None
     assert trust.screen("Who won the 2022 FIFA World Cup?", results).code == "low_relevance"
     assert trust.screen("What does SCOPE do?", []).code == "low_relevance"
+
+
+PAPERS = {row["id"]: Paper(row["id"], row["abstract"], title=row["title"]) for row in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}  # fmt: skip
+SCOPE, DIAGRAMS, TIME_MOE_PAPER = PAPERS["dTkqaCKLPp"], PAPERS["dqyuCsBvn9"], PAPERS["e1wDDFmlVu"]
+MUSIC = "How do diffusion models generate music from song lyrics?"
+TOXICITY = "How do graph neural networks handle molecular property prediction for drug toxicity?"
+
+
+def test_topic_a_sentence_in_the_questions_words_cites_a_paper_that_has_them():
+    # A real draft of the default model (dev, unanswerable): the question's subject, then SCOPE's
+    # method in SCOPE's words. Coverage passed it: the question's words are under half of it.
+    draft = (
+        "Diffusion models generate music from song lyrics by using a self-supervised method that "
+        "introduces unfaithful samples and then refines the model to encourage grounded outputs."
+    )
+    check = check_topic(content_words(draft), content_words(MUSIC), SCOPE.text)
+    assert not check.passed
+    assert "music" in check.detail and "lyric" in check.detail
+    # The paper the question is about, restated in the question's words, passes.
+    question = "What dataset was Time-MoE pre-trained on?"
+    answer = "Time-MoE was pre-trained on Time-300B, spanning over 9 domains."
+    assert check_topic(content_words(answer), content_words(question), TIME_MOE_PAPER.text).passed
+    # One word of the question is not a restatement of it.
+    one = "A self-supervised method introduces unfaithful samples into music."
+    assert check_topic(content_words(one), content_words(MUSIC), SCOPE.text).passed
+
+
+def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
+    embedder = FakeEmbedder()
+    evidence = [evidence_for(DIAGRAMS, embedder, 1)]
+    draft = (
+        "Graph neural networks handle molecular property prediction for drug toxicity by using learning "
+        "diagrams, which are graphical depictions of training setups [1]. These diagrams allow "
+        "practitioners to build complicated models as compositions of smaller components [1]."
+    )
+    only_topic = Trust(checks=("topic",))
+    checked = check_answer(draft, evidence, embedder, only_topic, TOXICITY)
+    assert [c.name for s in checked.removed for c in s.checks if not c.passed] == ["topic"]
+    assert only_topic.after_generation(draft, checked, TOXICITY).code == "answer_removed"
+    # Without the check both sentences stand, and so does the answer.
+    unchecked = check_answer(draft, evidence, embedder, Trust(checks=()), TOXICITY)
+    assert len(unchecked.sentences) == 2 and not unchecked.removed

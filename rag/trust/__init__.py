@@ -7,6 +7,8 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
   coverage    most of the claim's content words occur in the passage (another paper's finding does not)
+  topic       a claim repeating two or more of the question's words cites a paper that has most of them
+              (the question's subject set on an unrelated paper's sentence passes coverage)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
   paper_fit   asked which paper, a sentence that only names one in the question's words (for one
               paper: instead of the checks above, which the name alone passes; for several: when
@@ -41,6 +43,7 @@ from rag.trust.checks import (
     check_names,
     check_numbers,
     check_polarity,
+    check_topic,
     has_claim,
     polarity_terms,
     support_score,
@@ -63,6 +66,6 @@ from rag.trust.rules import (
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
+    "check_polarity", "check_topic", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

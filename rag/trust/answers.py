@@ -144,6 +144,7 @@ def check_answer(
     vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
     asked = frozenset(tx.content_words(question)) if tx.asks_for_paper(question) else frozenset()
     one_paper = bool(asked) and not tx.asks_for_papers(question)
+    question_words = frozenset(tx.content_words(question))
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
@@ -208,7 +209,9 @@ def check_answer(
         # A sentence that names a paper by its title must be backed by that paper.
         candidates = {n: offered[n] for n in names_} or offered
         given = asked if names_ else frozenset()
-        verdicts = {n: trust.verify(claim, vec, ev, given=given) for n, ev in candidates.items()}
+        verdicts = {
+            n: trust.verify(claim, vec, ev, given=given, asked=question_words) for n, ev in candidates.items()
+        }
         good = [n for n in cited if n in verdicts and verdicts[n].passed]
         attributed = False
         if not good:

@@ -185,6 +185,21 @@ def check_coverage(
     return Check("coverage", True)
 
 
+def check_topic(claim_words: set[str], asked: frozenset[str] | set[str], source_text: str) -> Check:
+    """A sentence that repeats two or more of the question's words ("GNNs handle toxicity
+    prediction by ...") says the cited paper is about what was asked: most of those words must
+    occur somewhere in that paper (title and abstract). Coverage alone let such a sentence
+    through when the rest of it was copied from an unrelated paper: the question's words were
+    under half of the sentence."""
+    echoed = (claim_words & asked) - tx.meta_stems()
+    if len(echoed) < 2:
+        return Check("topic", True)
+    missing = sorted(echoed - tx.content_words(source_text))
+    if len(missing) * 2 > len(echoed):
+        return Check("topic", False, f"the source never mentions {', '.join(missing)} (from the question)")
+    return Check("topic", True)
+
+
 def support_score(claim_vector: np.ndarray, claim_words: set[str], sentence: Sentence) -> float:
     """How well one source sentence covers a claim: cosine blended with shared content words."""
     cos = float(claim_vector @ sentence.vector)

@@ -95,10 +95,11 @@ class Trust:
         *,
         whole: bool = False,
         given: frozenset[str] = frozenset(),
+        asked: frozenset[str] = frozenset(),
     ) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
         them when `whole`); the title counts as part of the source, and the content words in
-        `given` count as covered."""
+        `given` count as covered. `asked`: the question's content words (the topic check)."""
         shown = (
             source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
         )
@@ -113,6 +114,7 @@ class Trust:
             "polarity": lambda: ck.check_polarity(claim, best_text),
             "direction": lambda: ck.check_direction(claim, best_text),
             "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage, given),
+            "topic": lambda: ck.check_topic(words - given, asked, source.paper.text),
             "similarity": lambda: Check(
                 "similarity",
                 score >= self.support_threshold,
