@@ -7,7 +7,7 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
   coverage    most of the claim's content words occur in the passage (another paper's finding does not)
-  topic       a claim repeating two or more of the question's words cites a paper that has most of them
+  topic       (off by default) a claim repeating two or more of the question's words cites a paper that has most of them
               (the question's subject set on an unrelated paper's sentence passes coverage)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
   paper_fit   asked which paper, a sentence that only names one in the question's words (for one
