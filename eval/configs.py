@@ -29,13 +29,8 @@ CONFIGS: dict[str, Config] = {
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
         Config(
             "distinct",
-            "hybrid without sources that repeat a better-ranked one (cosine >= 0.7, the default)",
+            "hybrid without sources that repeat a better-ranked one (cosine >= 0.7)",
             {"duplicate_source_cosine": 0.7},
-        ),
-        Config(
-            "repeats",
-            "hybrid keeping sources that repeat a better-ranked one",
-            {"duplicate_source_cosine": 0.0},
         ),
         Config(
             "topic",

@@ -109,14 +109,14 @@ class Settings(BaseSettings):
         "this much of the best source's (sentence cosine + 0.35 x question-word overlap).",
     )
     duplicate_source_cosine: float = Field(
-        0.7,
+        0.0,
         ge=0.0,
         le=1.0,
         description="A paper is left out of the sources when its best sentence has at least this "
-        "cosine to a sentence of a better-ranked source: it repeats that source (0: off). On dev "
-        "at 10,000 distractors it took the prompt from 554 to 517 tokens and citations to a gold "
-        "paper from 0.899 to 0.932 at the same fact recall; among the seeds alone it leaves out "
-        "nothing (docs/evaluation.md Round 13).",
+        "cosine to a sentence of a better-ranked source: it repeats that source (0: off, the "
+        "default). 0.7 held on dev and not on test: at 10,000 distractors the prompt fell below the "
+        "seeds-only one, but a near copy ranked above the right paper left that paper out, and test "
+        "fact recall fell 0.894 -> 0.848 (docs/evaluation.md Round 13).",
     )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(
