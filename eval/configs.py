@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.settings import Settings
-
-_CHECKS = list(Settings.model_fields["claim_checks"].default)
+from rag.trust import CLAIM_CHECKS
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ CONFIGS: dict[str, Config] = {
         Config(
             "topic",
             "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
-            {"claim_checks": [*_CHECKS, "topic"]},
+            {"claim_checks": [*CLAIM_CHECKS, "topic"]},
         ),
         Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
         Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),

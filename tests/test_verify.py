@@ -27,9 +27,8 @@ from rag.types import AnswerSentence, Chunk, Paper, Passage, SearchResult
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
-ABSTRACTS = {
-    row["id"]: row["abstract"] for row in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())
-}
+PAPERS = {row["id"]: Paper(row["id"], row["abstract"], title=row["title"]) for row in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}  # fmt: skip
+ABSTRACTS = {pid: paper.abstract for pid, paper in PAPERS.items()}
 RRM = "Our RRM improves the performance of a pairwise reward model trained on Gemma-2-9b-it, on Reward-Bench, increasing accuracy from 80.61% to 84.15%."  # fmt: skip
 TEAL = "We improve existing sparse kernels and demonstrate wall-clock decoding speed-ups of up to 1.53× and 1.8× at 40\\% and 50\\% model-wide sparsity."  # fmt: skip
 BIRDSET = "BirdSet surpasses AudioSet with over 6,800 recording hours ($\\uparrow17\\%$) from nearly 10,000 classes ($\\uparrow18\\times$) for training and more than 400 hours ($\\uparrow7\\times$) across eight strongly labeled evaluation datasets."  # fmt: skip
@@ -240,7 +239,6 @@ def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
     assert trust.screen("What does SCOPE do?", []).code == "low_relevance"
 
 
-PAPERS = {row["id"]: Paper(row["id"], row["abstract"], title=row["title"]) for row in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}  # fmt: skip
 SCOPE, DIAGRAMS, TIME_MOE_PAPER = PAPERS["dTkqaCKLPp"], PAPERS["dqyuCsBvn9"], PAPERS["e1wDDFmlVu"]
 MUSIC = "How do diffusion models generate music from song lyrics?"
 TOXICITY = "How do graph neural networks handle molecular property prediction for drug toxicity?"

@@ -142,9 +142,9 @@ def check_answer(
     named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
     claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
     vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
-    asked = frozenset(tx.content_words(question)) if tx.asks_for_paper(question) else frozenset()
-    one_paper = bool(asked) and not tx.asks_for_papers(question)
     question_words = frozenset(tx.content_words(question))
+    asked = question_words if tx.asks_for_paper(question) else frozenset()
+    one_paper = bool(asked) and not tx.asks_for_papers(question)
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
