@@ -14,8 +14,10 @@ from typing import Any
 from eval.configs import DEFAULT_CONFIGS, DEFAULT_RETRIEVAL_ONLY, get_config
 from eval.gold import DEFAULT_GOLD, GoldItem, load_gold
 from eval.report import write_report
-from eval.runner import ItemResult, run_config
+from eval.runner import ItemResult, System, make_system, run_item
 from rag.answer import Pipeline
+
+BLOCK = 4  # items a run scores before the next run takes over (see `interleaved`)
 
 
 def indexed_paper_ids(pipeline: Pipeline) -> set[str]:
@@ -60,31 +62,30 @@ def evaluate(
     done = _progress_so_far(out) if resume else {}
     out.mkdir(parents=True, exist_ok=True)
     log = open(out / "progress.jsonl", "a" if resume else "w", encoding="utf-8")
-    results: list[ItemResult] = []
     corpus: dict[str, Any] = {}
+    runs: list[tuple[str, System, bool, int | None]] = []  # label, system, answer, N: report order
+    for n in distractors or [None]:
+        target = pipeline
+        if n is not None:
+            from eval.scale import pipeline_with
+
+            target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
+            corpus |= stats
+        for config in chosen:
+            label = config.name if n is None else f"{config.name} N={n}"
+            answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
+            runs.append((label, make_system(config, target, ablation), answer, n))
+    scored = dict(done)
     try:
-        for n in distractors or [None]:
-            target = pipeline
-            if n is not None:
-                from eval.scale import pipeline_with
-
-                target, stats = pipeline_with(n, pipeline, items, size=max(distractors))
-                corpus |= stats
-            for config in chosen:
-                label = config.name if n is None else f"{config.name} N={n}"
-                answer = not retrieval_only and not (not configs and config.name in DEFAULT_RETRIEVAL_ONLY)
-
-                def record(r: ItemResult, label=label, n=n) -> None:
-                    r.config, r.distractors = label, n
-                    log.write(json.dumps(r.to_json()) + "\n")
-                    log.flush()
-
-                todo = [i for i in items if (label, i.id) not in done]
-                run = {r.id: r for r in run_config(config, todo, target, answer=answer, ablation=ablation,
-                                                   progress=progress, record=record)}  # fmt: skip
-                results += [run.get(i.id) or done[label, i.id] for i in items]
+        for (label, system, answer, n), item in progress(interleaved(runs, items, done), "eval"):
+            r = run_item(system, label, item, answer)
+            r.distractors = n
+            log.write(json.dumps(r.to_json()) + "\n")
+            log.flush()
+            scored[label, item.id] = r
     finally:  # what was scored stays on disk, whatever stopped the run
         log.close()
+    results = [scored[label, i.id] for label, *_ in runs for i in items]
     meta = {
         "created": stamp,
         "gold": ", ".join(str(g) for g in gold)
@@ -119,6 +120,23 @@ def evaluate(
         },
     }
     return out, write_report(out, results, meta)
+
+
+def interleaved(runs: Sequence[tuple], items: Sequence[GoldItem], done=frozenset()) -> list[tuple]:
+    """(run, item) pairs still to score, in blocks of BLOCK items: every run scores a block before
+    the next block starts, and the runs' order flips from block to block. Run one after the other,
+    a 2-hour evaluation on a shared host drifts by +-15 % between its first and last hour, which
+    alone moves a first-token ratio between index sizes past a 10 % target; interleaved, both sizes
+    see the same host. Blocks, not single items: the same question asked twice in a row would find
+    its own prompt's prefix in the model's cache and time a warm prefill."""
+    starts = list(range(0, len(items), BLOCK))
+    if len(starts) > 1 and len(items) - starts[-1] < 2:  # a one-item block would repeat its question
+        starts.pop()
+    order = []
+    for b, (start, end) in enumerate(zip(starts, [*starts[1:], len(items)])):
+        for run in runs if b % 2 == 0 else runs[::-1]:
+            order += [(run, i) for i in items[start:end] if (run[0], i.id) not in done]
+    return order
 
 
 def _progress_so_far(out: Path) -> dict[tuple[str, str], ItemResult]:

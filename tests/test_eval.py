@@ -191,6 +191,24 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path, indexed, embedder):
     assert [r["id"] for r in read_jsonl(out / "results.jsonl")] == ["g1", "g2", "g3"]
 
 
+def test_runs_take_turns_in_blocks_so_host_drift_hits_every_index_size_alike():
+    from types import SimpleNamespace
+
+    from eval.harness import BLOCK, interleaved
+
+    items = [SimpleNamespace(id=f"q{k}") for k in range(2 * BLOCK + 1)]
+    runs = [("hybrid N=0",), ("hybrid N=10000",)]
+    order = [(run[0], item.id) for run, item in interleaved(runs, items, {("hybrid N=0", "q0"): None})]
+    assert len(order) == 2 * len(items) - 1 and len(set(order)) == len(order)  # each pair once, done skipped
+    assert order[: 2 * BLOCK - 1] == [("hybrid N=0", f"q{k}") for k in range(1, BLOCK)] + [
+        ("hybrid N=10000", f"q{k}") for k in range(BLOCK)
+    ]
+    # the next block starts with the size that went last: neither size always goes first
+    assert order[2 * BLOCK - 1] == ("hybrid N=10000", f"q{BLOCK}")
+    # no question is asked twice in a row, where its own prompt would sit in the model's cache
+    assert all(a[1] != b[1] for a, b in zip(order, order[1:]))
+
+
 def _meta() -> dict:
     return {"created": "t", "gold": "g", "n_items": 3, "mode": "m", "command": "c", "machine": "x",
             "wall_s": 1.0, "descriptions": {"hybrid": "test"}}  # fmt: skip
