@@ -31,6 +31,11 @@ CONFIGS: dict[str, Config] = {
             {"duplicate_source_cosine": 0.7},
         ),
         Config(
+            "trim",
+            "hybrid, a source that repeats a better-ranked one (cosine >= 0.7) gives its best sentence only",
+            {"duplicate_source_cosine": 0.7, "duplicate_sources": "best_sentence"},
+        ),
+        Config(
             "topic",
             "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
             {"claim_checks": [*CLAIM_CHECKS, "topic"]},

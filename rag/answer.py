@@ -306,7 +306,8 @@ class Pipeline:
         s = self.settings
         return select_evidence(question, query_vector, results, self.embedder, budget_tokens=s.context_tokens,
                                keep_within=s.source_within, vectors=self.sentence_vectors,
-                       duplicate_cosine=s.duplicate_source_cosine)  # fmt: skip
+                               duplicate_cosine=s.duplicate_source_cosine,
+                               duplicates=s.duplicate_sources)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""

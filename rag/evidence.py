@@ -57,10 +57,12 @@ def select_evidence(
     keep_within: float = 0.35,
     vectors: SentenceVectors | None = None,
     duplicate_cosine: float = 0.0,
+    duplicates: str = "drop",
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
-    gets at least its best sentence; papers far less relevant than the best are dropped, and with
-    `duplicate_cosine`, papers whose best sentence repeats a better-ranked source's."""
+    gets at least its best sentence; papers far less relevant than the best are dropped. With
+    `duplicate_cosine`, a paper whose best sentence repeats a better-ranked source's is dropped
+    too (`duplicates="drop"`) or kept with its best sentence only (`"best_sentence"`)."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
     sources: list[Evidence] = []
@@ -75,8 +77,9 @@ def select_evidence(
         return []
     best = max(max(s.score for s in ev.sentences) for ev in sources)
     kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
-    if duplicate_cosine:
-        kept = distinct(kept, duplicate_cosine)
+    copies = repeats(kept, duplicate_cosine) if duplicate_cosine else set()
+    if duplicates == "drop":
+        kept, copies = [ev for k, ev in enumerate(kept) if k not in copies], set()
     spent = 0
     ranked: list[tuple[float, int, int]] = []
     for k, ev in enumerate(kept):
@@ -84,7 +87,8 @@ def select_evidence(
         ev.chosen.append(order[0])
         spent += estimate_tokens(ev.sentences[order[0]].text) + 12
         # Later papers pay a small rank penalty so the best paper gets more room.
-        ranked += [(ev.sentences[j].score - 0.04 * k, k, j) for j in order[1:]]
+        if k not in copies:
+            ranked += [(ev.sentences[j].score - 0.04 * k, k, j) for j in order[1:]]
     for _, k, j in sorted(ranked, reverse=True):
         cost = estimate_tokens(kept[k].sentences[j].text)
         if spent + cost > budget_tokens:
@@ -97,16 +101,17 @@ def select_evidence(
     return kept
 
 
-def distinct(sources: list[Evidence], cosine: float) -> list[Evidence]:
-    """The sources in order, without those whose best sentence has `cosine` or more to a sentence
-    of one kept before it: a second paper saying the same costs prompt tokens and, when it differs
-    in a name or number, misleads. (Among the 53 seed papers no two sources are that close at 0.7;
-    generated distractors written from a seed's sentences are.)"""
-    out: list[Evidence] = []
-    for ev in sources:
+def repeats(sources: list[Evidence], cosine: float) -> set[int]:
+    """Positions of the sources whose best sentence has `cosine` or more to a sentence of an
+    earlier source that is not itself a repeat: a second paper saying the same costs prompt tokens
+    and, when it differs in a name or number, misleads. (Among the 53 seed papers no two sources
+    are that close at 0.7; generated distractors written from a seed's sentences are.)"""
+    out: set[int] = set()
+    for k, ev in enumerate(sources):
         top = max(ev.sentences, key=lambda s: s.score).vector
-        if not any(float(s.vector @ top) >= cosine for kept in out for s in kept.sentences):
-            out.append(ev)
+        earlier = (s for i, kept in enumerate(sources[:k]) if i not in out for s in kept.sentences)
+        if any(float(s.vector @ top) >= cosine for s in earlier):
+            out.add(k)
     return out
 
 

@@ -112,11 +112,18 @@ class Settings(BaseSettings):
         0.0,
         ge=0.0,
         le=1.0,
-        description="A paper is left out of the sources when its best sentence has at least this "
-        "cosine to a sentence of a better-ranked source: it repeats that source (0: off, the "
-        "default). 0.7 held on dev and not on test: at 10,000 distractors the prompt fell below the "
-        "seeds-only one, but a near copy ranked above the right paper left that paper out, and test "
+        description="A source whose best sentence has at least this cosine to a sentence of a "
+        "better-ranked source repeats it, and RAG_DUPLICATE_SOURCES says what happens to it (0: off, "
+        "the default). Left out at 0.7, it held on dev and not on test: at 10,000 distractors the "
+        "prompt fell below the seeds-only one, but a near copy ranked above the right paper left that paper out, and test "
         "fact recall fell 0.894 -> 0.848 (docs/evaluation.md Round 13).",
+    )
+    duplicate_sources: Literal["drop", "best_sentence"] = Field(
+        "drop",
+        description="What happens to a source that repeats a better-ranked one (see "
+        "RAG_DUPLICATE_SOURCE_COSINE): drop = left out; best_sentence = kept with its best sentence "
+        "only, so a right paper ranked below its near copy stays while the copy costs few prompt "
+        "tokens (not measured with answers yet: eval config `trim`).",
     )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(

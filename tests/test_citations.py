@@ -170,7 +170,11 @@ def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
     papers = [
         ("p-a", original + " It is evaluated on three benchmarks."),
         # the same sentence with one name and one number changed: a near copy
-        ("p-copy", "We propose Glimmer, which cuts the memory of attention by 40% on long documents."),
+        (
+            "p-copy",
+            "We propose Glimmer, which cuts the memory of attention by 40% on long documents. "
+            "Its code and models are released for reproduction.",
+        ),
         ("p-other", "Attention memory on long documents is studied with a new profiling benchmark."),
     ]
     results = []
@@ -189,3 +193,10 @@ def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
     assert ids(0.7) == ["p-a", "p-other"]  # the near copy goes; a paper on the topic in its own words stays
     assert [e.number for e in select_evidence(question, emb.embed(question), results, emb, budget_tokens=400,
                                               keep_within=10, duplicate_cosine=0.7)] == [1, 2]  # fmt: skip
+    # best_sentence: the near copy stays (it may be the right paper) with one sentence, the rest as before
+    trimmed = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
+                              duplicate_cosine=0.7, duplicates="best_sentence")  # fmt: skip
+    assert [(e.paper.id, len(e.chosen)) for e in trimmed] == [("p-a", 2), ("p-copy", 1), ("p-other", 1)]
+    whole = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10)
+    assert [(e.paper.id, len(e.chosen)) for e in whole] == [("p-a", 2), ("p-copy", 2), ("p-other", 1)]
+    assert [e.number for e in trimmed] == [1, 2, 3]
