@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def select_evidence(
     keep_within: float = 0.35,
     vectors: SentenceVectors | None = None,
     duplicate_cosine: float = 0.0,
-    duplicates: str = "drop",
+    duplicates: Literal["drop", "best_sentence"] = "drop",
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped. With
