@@ -7,7 +7,7 @@ and generate only the follow-up answer: the gold item tests the follow-up, not t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -211,19 +211,8 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
 
 
 def run_config(
-    config: Config,
-    items: Iterable[GoldItem],
-    base: Pipeline,
-    *,
-    answer: bool = True,
-    ablation: bool = False,
-    progress: Callable[[Iterable[GoldItem], str], Iterable[GoldItem]] = lambda xs, _: xs,
-    record: Callable[[ItemResult], None] = lambda _: None,
+    config: Config, items: Iterable[GoldItem], base: Pipeline, *, answer: bool = True, ablation: bool = False
 ) -> list[ItemResult]:
-    """Every item's result, each passed to `record` as soon as it is scored."""
+    """Every item's result under one config (`eval.harness.evaluate` interleaves several)."""
     system = make_system(config, base, ablation)
-    results = []
-    for item in progress(items, config.name):
-        results.append(run_item(system, config.name, item, answer))
-        record(results[-1])
-    return results
+    return [run_item(system, config.name, item, answer) for item in items]

@@ -79,7 +79,7 @@ def select_evidence(
     best = max(max(s.score for s in ev.sentences) for ev in sources)
     kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
     copies = repeats(kept, duplicate_cosine) if duplicate_cosine else set()
-    if duplicates == "drop":
+    if copies and duplicates == "drop":
         kept, copies = [ev for k, ev in enumerate(kept) if k not in copies], set()
     spent = 0
     ranked: list[tuple[float, int, int]] = []

@@ -115,8 +115,8 @@ class Settings(BaseSettings):
         description="A source whose best sentence has at least this cosine to a sentence of a "
         "better-ranked source repeats it, and RAG_DUPLICATE_SOURCES says what happens to it (0: off, "
         "the default). Left out at 0.7, it held on dev and not on test: at 10,000 distractors the "
-        "prompt fell below the seeds-only one, but a near copy ranked above the right paper left that paper out, and test "
-        "fact recall fell 0.894 -> 0.848 (docs/evaluation.md Round 13).",
+        "prompt fell below the seeds-only one, but a near copy ranked above the right paper left "
+        "that paper out, and test fact recall fell 0.894 -> 0.848 (docs/evaluation.md Round 13).",
     )
     duplicate_sources: Literal["drop", "best_sentence"] = Field(
         "drop",
