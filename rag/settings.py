@@ -123,7 +123,9 @@ class Settings(BaseSettings):
         description="What happens to a source that repeats a better-ranked one (see "
         "RAG_DUPLICATE_SOURCE_COSINE): drop = left out; best_sentence = kept with its best sentence "
         "only, so a right paper ranked below its near copy stays while the copy costs few prompt "
-        "tokens (not measured with answers yet: eval config `trim`).",
+        "tokens. Measured on dev (eval config `trim`, docs/evaluation.md Round 15): at 10,000 "
+        "distractors the prompt came back to the seeds-only size, but fact recall fell one item "
+        "(a right paper cut to a generic sentence lost its answer to its copy), so it stays unused.",
     )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(
