@@ -46,6 +46,11 @@ CONFIGS: dict[str, Config] = {
             "nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}
         ),
         Config(
+            "nopin",
+            "hybrid, a follow-up's sources not narrowed to the paper it points back to",
+            {"pin_follow_ups": False},
+        ),  # fmt: skip
+        Config(
             "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}
         ),
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from functools import cached_property
 
 from rag.citations import render_text, strip_markers
 from rag.complete import complete
+from rag.conversation import Turn, referent, standalone_query
 from rag.embedding import Embedder, embedder_from_settings
 from rag.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.filters import Filters
@@ -29,7 +29,7 @@ from rag.prompts import (
     SYSTEM_PROMPT,
     USER_TEMPLATE,
 )
-from rag.retrieve import HybridRetriever, on_subject, search
+from rag.retrieve import HybridRetriever, on_paper, on_subject, search
 from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
@@ -48,23 +48,9 @@ from rag.types import Answer, Paper, SearchResult, Timings
 
 log = logging.getLogger(__name__)
 
-_ANAPHORA = re.compile(
-    r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
-    r"the model|the approach|he|she)\b",
-    re.I,
-)
-
 
 class InputError(ValueError):
     """The question cannot be asked as it is; the message says why."""
-
-
-@dataclass
-class Turn:
-    """A finished exchange, the context for follow-up questions."""
-
-    question: str
-    answer: Answer
 
 
 @dataclass
@@ -96,18 +82,6 @@ class AnswerEvent:
 
 
 Event = SourcesEvent | PreviewEvent | TokenEvent | AnswerEvent
-
-
-def standalone_query(question: str, history: Sequence[Turn]) -> str:
-    """Make a follow-up searchable on its own: when it refers back ("what datasets did it
-    use?"), name the paper the last answer was about. Costs no LLM call."""
-    if not history or not _ANAPHORA.search(question):
-        return question
-    last = history[-1].answer
-    cited = [c.title for c in last.citations] or [r.paper.display_title for r in last.retrieved[:1]]
-    if not cited:
-        return f"{question} (context: {history[-1].question})"
-    return f"{question} (about: {cited[0]})"
 
 
 def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
@@ -240,6 +214,9 @@ class Pipeline:
         results = self.search(query, k or s.answer_k, query_vector=qvec, filters=filters)
         if s.on_subject:
             results = on_subject(query, results, self.store)
+        pinned = referent(question, history) if s.pin_follow_ups else None
+        if pinned:
+            results = on_paper(question, results, pinned, self.store)
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
 

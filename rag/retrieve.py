@@ -121,6 +121,17 @@ def on_subject(query: str, results: list[SearchResult], store: Store) -> list[Se
     return [replace(r, rank=i) for i, r in enumerate(kept, 1)]
 
 
+def on_paper(question: str, results: list[SearchResult], paper: Paper, store: Store) -> list[SearchResult]:
+    """Only `paper`, the one a follow-up points back to ("Which models did they test?"): what
+    "they" did is in their paper, and a similar paper beside it lends the answer its names and
+    numbers. Unchanged when the question reaches beyond it (other papers, a comparison, a rare
+    name the paper does not contain) or the search missed it."""
+    if tx.reaches_beyond(question) or any(not tx.name_in(n, paper.text) for n in rare_names(question, store)):
+        return results
+    kept = [r for r in results if r.paper.id == paper.id]
+    return [replace(kept[0], rank=1)] if kept else results
+
+
 class NameRetriever(BaseRetriever):
     """Chunks that contain a rare name of the query, those holding more of the names first, then
     by cosine similarity to the query. Among thousands of papers on one topic, the paper that

@@ -90,6 +90,11 @@ class Settings(BaseSettings):
         description="Answer only from retrieved papers that mention the question's rare names, when "
         "any of them does.",
     )
+    pin_follow_ups: bool = Field(
+        True,
+        description='Answer a follow-up that points back ("which models did they test?") from the one '
+        "paper the last answer cited, unless it asks about other papers or names something that paper lacks.",
+    )
 
     # --- answering ------------------------------------------------------------------------
     llm_backend: LLMBackendName = Field(

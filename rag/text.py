@@ -297,6 +297,25 @@ def paper_description(question: str) -> str:
     return rest.strip().rstrip("?").strip() or question
 
 
+_REFERS_BACK = re.compile(
+    r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
+    r"the model|the approach|he|she)\b",
+    re.I,
+)
+_BEYOND = re.compile(r"\b(other|others|another|else|compared?|versus|vs|papers|works|studies)\b", re.I)
+
+
+def refers_back(question: str) -> bool:
+    """The question points at something said before ("what datasets did they use?")."""
+    return bool(_REFERS_BACK.search(question))
+
+
+def reaches_beyond(question: str) -> bool:
+    """The question asks about more than the thing it points at ("Do other papers do this?",
+    "How does it compare with LoRA?")."""
+    return bool(_BEYOND.search(question))
+
+
 _OR = re.compile(r"\s+or\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
 

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from rag.answer import (
@@ -9,6 +11,7 @@ from rag.answer import (
     Turn,
     standalone_query,
 )
+from rag.conversation import referent
 from rag.prompts import SYSTEM_PROMPT
 from rag.settings import Settings
 from rag.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
@@ -96,6 +99,39 @@ def test_bad_questions_are_refused_before_any_work(indexed, embedder, question, 
     with pytest.raises(InputError, match=message):
         pipeline.ask(question)
     assert llm.prompts == []
+
+
+def test_followup_answers_from_the_one_paper_it_points_back_to(indexed, embedder):
+    replies = ["Routing weights serve as embeddings [1].", "It improves benchmarks by 10.5 percent [1]."]
+    # The title in the query names the paper; `on_subject` off shows what pinning does alone.
+    for pin, sources in ((True, 1), (False, 3)):
+        pipeline, llm = make_pipeline(indexed, embedder, replies, pin_follow_ups=pin, on_subject=False)
+        first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
+        events = list(pipeline.stream("How much does it improve?", history=[Turn(first.question, first)]))
+        assert [r.paper.id for r in events[0].results][:1] == ["p-moe"]
+        assert len(events[0].results) == sources
+        assert llm.prompts[-1][1]["content"].count("<source id=") == len(events[1].evidence)
+    # Asking about other papers, or naming what the paper lacks, reaches beyond it.
+    pipeline, _ = make_pipeline(indexed, embedder, replies * 2, on_subject=False)
+    first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
+    for question in (
+        "Do other papers improve on it?",
+        "How does it compare with sparse attention?",
+        "Is it faster than Graph Transformers?",
+    ):
+        events = list(pipeline.stream(question, history=[Turn(first.question, first)]))
+        assert len(events[0].results) == 3, question
+
+
+def test_referent_is_the_one_cited_paper(indexed, embedder):
+    pipeline, _ = make_pipeline(indexed, embedder, ["Routing weights serve as embeddings [1]."])
+    first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
+    history = [Turn(first.question, first)]
+    assert referent("Which benchmarks did they use?", history).id == "p-moe"
+    assert referent("What is a graph transformer?", history) is None  # does not point back
+    assert referent("Which benchmarks did they use?", []) is None
+    two = replace(first, citations=[*first.citations, replace(first.citations[0], paper_id="p-graph")])
+    assert referent("Which benchmarks did they use?", [Turn(first.question, two)]) is None
 
 
 def test_llm_failure_keeps_the_sources(indexed, embedder):

@@ -62,3 +62,12 @@ def test_empty_slots_where_a_name_was_are_detected():
     assert tx.has_empty_slot("The papers that deal with unlearning are  and [1][2].")
     assert tx.has_empty_slot("It was proposed by .")
     assert not tx.has_empty_slot("The work by “Hyper-Connections” [1] claims that it helps.")
+
+
+def test_follow_ups_that_point_back_and_reach_beyond():
+    assert tx.refers_back("Which datasets did they use?") and tx.refers_back("How fast is the method?")
+    assert not tx.refers_back("Which datasets does TEAL use?")
+    assert tx.reaches_beyond("Do other papers do this?") and tx.reaches_beyond(
+        "How does it compare with LoRA?"
+    )
+    assert not tx.reaches_beyond("Which base models did they test on?")
