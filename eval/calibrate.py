@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from eval.gold import GoldItem
 from eval.runner import System
-from rag.answer import Pipeline, standalone_query
+from rag.answer import Pipeline
+from rag.conversation import standalone_query
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Calibration:
 
 def best_relevance(pipeline: Pipeline, item: GoldItem) -> float:
     """The best dense similarity among the papers an answer to `item` would use."""
-    turns = System(pipeline).history(item)
+    turns = System(pipeline).history(item, answer=False)
     results = pipeline.search(standalone_query(item.question, turns), pipeline.settings.answer_k)
     return max((r.relevance for r in results), default=0.0)
 

@@ -56,6 +56,11 @@ class ReplayLLM(LLM):
                     self.verdicts[row["question"]] = judged
                 for title, verdict in (row.get("paper_confirmed") or {}).items():
                     self.confirmed[(row["question"], title)] = verdict
+            for turn in row.get("turns") or ():  # a follow-up's earlier turns, answered first
+                if turn.get("draft"):
+                    self.drafts.setdefault(turn["query"], turn["draft"])
+                    if turn.get("judged") is not None:
+                        self.verdicts.setdefault(turn["question"], turn["judged"])
 
     def stream(
         self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1

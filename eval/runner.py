@@ -1,7 +1,9 @@
 """Run gold items through a config and score every item.
 
-Follow-up items replay their earlier turns as retrieval-only turns (what the query rewriter uses)
-and generate only the follow-up answer: the gold item tests the follow-up, not the first answer.
+Follow-up items answer their earlier turns first, as the user would have seen them (a follow-up's
+"it" is the paper the last answer cited), and score only the follow-up: the gold item tests the
+follow-up, not the first answer. Retrieval-only runs and the baseline, which keeps no history, use
+the earlier turns' search results alone.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from eval import metrics as m
 from eval.configs import Config
 from eval.gold import GoldItem
 from rag import text as tx
-from rag.answer import Pipeline, Turn, judge, standalone_query
+from rag.answer import Pipeline, judge
+from rag.conversation import Turn, standalone_query
 from rag.trust import PRE_GENERATION_RULES
 from rag.types import Answer, Timings
 
@@ -49,6 +52,7 @@ class ItemResult:
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
     distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None
+    turns: list[dict[str, Any]] = field(default_factory=list)  # the earlier turns: question, draft, cited
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,9 +108,14 @@ class System:
     def __init__(self, pipeline: Pipeline, baseline=None, ablation: bool = False):
         self.pipeline, self.baseline, self.ablation = pipeline, baseline, ablation
 
-    def history(self, item: GoldItem) -> list[Turn]:
+    def history(self, item: GoldItem, answer: bool = True) -> list[Turn]:
+        """The earlier turns of a follow-up item: answered when `answer` (not for the baseline),
+        else their search results alone (what the query rewriter reads when nothing was cited)."""
         turns: list[Turn] = []
         for question in item.history:
+            if answer and self.baseline is None:
+                turns.append(Turn(question, self.pipeline.ask(question, history=turns)))
+                continue
             query = standalone_query(question, turns)
             results = self.pipeline.search(query, self.pipeline.settings.answer_k)
             turns.append(Turn(question, Answer(question, "", [], [], False, results, Timings(), query=query)))
@@ -170,7 +179,7 @@ def make_system(config: Config, base: Pipeline, ablation: bool = False) -> Syste
 
 
 def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemResult:
-    turns = system.history(item)
+    turns = system.history(item, answer)
     started = time.perf_counter()
     query, ranked = system.rank(item.question, turns)
     latency: dict[str, float | None] = {
@@ -180,6 +189,11 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     }
     result = ItemResult(config, item.id, item.type, item.question, query, item.papers, ranked,
                         retrieval_scores(ranked, item.papers), latency)  # fmt: skip
+    result.turns = [
+        {"question": t.question, "query": t.answer.query, "draft": t.answer.draft, "judged": t.answer.judged,
+         "cited": sorted({c.paper_id for c in t.answer.citations})}
+        for t in turns
+    ]  # fmt: skip
     if not answer:
         return result
     reply = system.ask(item.question, turns)

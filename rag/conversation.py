@@ -18,16 +18,16 @@ class Turn:
 
 
 def referent(question: str, history: Sequence[Turn]) -> Paper | None:
-    """The paper a follow-up points back to: the one paper the last answer cited, or its best
-    source when it cited none. None when the question does not point back, or the last answer
-    cited several papers (then "they" could be any of them)."""
+    """The paper a follow-up points back to: the one paper the last answer cited. None when the
+    question does not point back, or the last answer cited none (a refusal: its best source is a
+    guess) or several (then "they" could be any of them)."""
     if not history or not tx.refers_back(question):
         return None
     last = history[-1].answer
     cited = {c.paper_id for c in last.citations}
-    if len(cited) > 1:
+    if len(cited) != 1:
         return None
-    return next((r.paper for r in last.retrieved if not cited or r.paper.id in cited), None)
+    return next((r.paper for r in last.retrieved if r.paper.id in cited), None)
 
 
 def standalone_query(question: str, history: Sequence[Turn]) -> str:

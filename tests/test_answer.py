@@ -132,6 +132,8 @@ def test_referent_is_the_one_cited_paper(indexed, embedder):
     assert referent("Which benchmarks did they use?", []) is None
     two = replace(first, citations=[*first.citations, replace(first.citations[0], paper_id="p-graph")])
     assert referent("Which benchmarks did they use?", [Turn(first.question, two)]) is None
+    refused = replace(first, citations=[])  # its best source would be a guess
+    assert referent("Which benchmarks did they use?", [Turn(first.question, refused)]) is None
 
 
 def test_llm_failure_keeps_the_sources(indexed, embedder):

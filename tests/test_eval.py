@@ -169,6 +169,31 @@ def test_run_and_report_with_fakes(tmp_path, indexed, embedder):
     assert any("fact_recall" in line and "WORSE" in line for line in lines)
 
 
+def test_a_follow_up_is_asked_after_its_answered_first_turn_and_replays(tmp_path, indexed, embedder):
+    from eval.gold import parse_item
+    from eval.replay import ReplayLLM
+    from rag.answer import Pipeline
+
+    row = {"id": "f1", "question": "How much does it improve benchmarks?", "type": "followup",
+           "history": ["Can mixture-of-experts routers be embeddings?"], "facts": ["10.5"], "papers": ["p-moe"]}  # fmt: skip
+    replies = ["Routing weights serve as embeddings [1].", "It improves them by 10.5 percent [1]."]
+    pipeline, llm = make_pipeline(indexed, embedder, replies, on_subject=False)
+    (result,) = run_config(Config("hybrid", "test"), [parse_item(row, "test")], pipeline)
+    assert len(llm.prompts) == 2  # the first turn was answered, as the user saw it
+    assert result.turns[0]["draft"] == replies[0] and result.turns[0]["cited"] == ["p-moe"]
+    assert result.sources == ["p-moe"]  # the follow-up reads the paper the first answer cited
+    assert result.scores["fact_recall"] == 1.0
+    # Retrieval-only runs ask the model nothing.
+    pipeline, llm = make_pipeline(indexed, embedder, [], on_subject=False)
+    run_config(Config("hybrid", "test"), [parse_item(row, "test")], pipeline, answer=False)
+    assert llm.prompts == []
+    # A replay reads both turns' drafts from the stored run.
+    write_jsonl(tmp_path / "results.jsonl", [result.to_json()])
+    replay = Pipeline(pipeline.settings, store=indexed, embedder=embedder, llm=ReplayLLM(tmp_path))
+    (again,) = run_config(Config("hybrid", "test"), [parse_item(row, "test")], replay)
+    assert again.answer == result.answer and again.sources == ["p-moe"]
+
+
 def test_a_stopped_run_resumes_where_it_stopped(tmp_path, indexed, embedder):
     from eval.harness import evaluate
 
