@@ -18,10 +18,10 @@ class Turn:
 
 
 def referent(question: str, history: Sequence[Turn]) -> Paper | None:
-    """The paper a follow-up points back to: the one paper the last answer cited. None when the
-    question does not point back, or the last answer cited none (a refusal: its best source is a
+    """The paper a follow-up is about: the one paper the last answer cited. None when the question
+    is not about it (`text.points_at_paper`), or the last answer cited none (a refusal: its best source is a
     guess) or several (then "they" could be any of them)."""
-    if not history or not tx.refers_back(question):
+    if not history or not tx.points_at_paper(question):
         return None
     last = history[-1].answer
     cited = {c.paper_id for c in last.citations}

@@ -122,11 +122,11 @@ def on_subject(query: str, results: list[SearchResult], store: Store) -> list[Se
 
 
 def on_paper(question: str, results: list[SearchResult], paper: Paper, store: Store) -> list[SearchResult]:
-    """Only `paper`, the one a follow-up points back to ("Which models did they test?"): what
-    "they" did is in their paper, and a similar paper beside it lends the answer its names and
-    numbers. Unchanged when the question reaches beyond it (other papers, a comparison, a rare
-    name the paper does not contain) or the search missed it."""
-    if tx.reaches_beyond(question) or any(not tx.name_in(n, paper.text) for n in rare_names(question, store)):
+    """Only `paper`, the one a follow-up is about ("Which models did they test?"): what "they" did
+    is in their paper, and a similar paper beside it lends the answer its names and numbers.
+    Unchanged when the question names something rare the paper does not contain, or the search
+    missed the paper."""
+    if any(not tx.name_in(n, paper.text) for n in rare_names(question, store)):
         return results
     kept = [r for r in results if r.paper.id == paper.id]
     return [replace(kept[0], rank=1)] if kept else results

@@ -302,6 +302,13 @@ _REFERS_BACK = re.compile(
     r"the model|the approach|he|she)\b",
     re.I,
 )
+# Narrower than `refers_back`: a bare "that" or "this" is as often a relative pronoun ("a method
+# that prunes"), and answering from one paper needs the question to be about that paper.
+_POINTS_AT_PAPER = re.compile(
+    r"\b(it|its|they|their|them|the (?:paper|authors|work|method|approach)|"
+    r"(?:this|that) (?:paper|work|method|approach|model))\b",
+    re.I,
+)
 _BEYOND = re.compile(r"\b(other|others|another|else|compared?|versus|vs|papers|works|studies)\b", re.I)
 
 
@@ -310,10 +317,15 @@ def refers_back(question: str) -> bool:
     return bool(_REFERS_BACK.search(question))
 
 
-def reaches_beyond(question: str) -> bool:
-    """The question asks about more than the thing it points at ("Do other papers do this?",
-    "How does it compare with LoRA?")."""
-    return bool(_BEYOND.search(question))
+def points_at_paper(question: str) -> bool:
+    """The question is about the paper just discussed ("Which models did they test?"), and not a
+    new search for papers or a comparison with others ("Do other papers do this?", "How does it
+    compare with LoRA?", "Which paper proposes a method that ...?")."""
+    return (
+        bool(_POINTS_AT_PAPER.search(question))
+        and not _BEYOND.search(question)
+        and not asks_for_paper(question)
+    )
 
 
 _OR = re.compile(r"\s+or\s+", re.I)

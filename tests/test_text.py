@@ -64,10 +64,19 @@ def test_empty_slots_where_a_name_was_are_detected():
     assert not tx.has_empty_slot("The work by “Hyper-Connections” [1] claims that it helps.")
 
 
-def test_follow_ups_that_point_back_and_reach_beyond():
+def test_follow_ups_about_the_paper_just_discussed():
     assert tx.refers_back("Which datasets did they use?") and tx.refers_back("How fast is the method?")
     assert not tx.refers_back("Which datasets does TEAL use?")
-    assert tx.reaches_beyond("Do other papers do this?") and tx.reaches_beyond(
-        "How does it compare with LoRA?"
-    )
-    assert not tx.reaches_beyond("Which base models did they test on?")
+    for question in (
+        "Which base models did they test on?",
+        "How fast is the method?",
+        "Is this paper peer-reviewed?",
+    ):
+        assert tx.points_at_paper(question), question
+    for question in (
+        "Do other papers do this?",
+        "How does it compare with LoRA?",
+        "Which paper proposes a method that prunes networks?",
+        "What is a method that reduces the KV cache?",
+    ):
+        assert not tx.points_at_paper(question), question
