@@ -69,7 +69,8 @@ def renumber(
     sentences: Sequence[AnswerSentence], offered: dict[int, Evidence], best: dict[int, tuple[float, Sentence]]
 ) -> list[Citation]:
     """Number the cited sources by first appearance ([1], [2], ... in reading order), rewrite the
-    sentences' numbers in place, and return the citations with their best supporting passage."""
+    sentences' numbers in place, and return the citations with the passage in `best` (the one
+    behind the first sentence that cites each source)."""
     order: dict[int, int] = {}
     for s in sentences:
         for n in s.citations:

@@ -56,6 +56,17 @@ def test_missing_marker_gets_the_supporting_source():
     assert checked.text.endswith("nodes [1].")
 
 
+def test_a_source_shows_the_passage_behind_the_first_sentence_that_cites_it():
+    emb, ev = _evidence()
+    draft = (
+        "Knowledge entropy declines as pretraining advances [1]. "
+        "Lower entropy impairs knowledge acquisition and retention [1]."  # copied: backed best
+    )
+    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    assert [s.citations for s in checked.sentences] == [[1], [1]] and len(checked.citations) == 1
+    assert checked.citations[0].passage == "Knowledge entropy declines steadily as pretraining advances."
+
+
 def test_wrong_citation_is_moved_to_the_supporting_source():
     emb, ev = _evidence()
     n_moe = next(e.number for e in ev if e.paper.id == "p-moe")

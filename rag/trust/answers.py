@@ -221,7 +221,10 @@ def check_answer(
         if good:
             for n in good:
                 v = verdicts[n]
-                if v.best is not None and (n not in best or v.score > best[n][0]):
+                # A source shows the passage behind the first sentence that cites it, which is
+                # usually the answer itself; the best-backed one is often a side remark copied
+                # word for word (docs/evaluation.md, "Round 16").
+                if v.best is not None and n not in best:
                     best[n] = (v.score, v.best)
             checks = verdicts[good[0]].checks
             score = max(verdicts[n].score for n in good)
