@@ -66,11 +66,13 @@ def name_noun_markers(text: str, titles: dict[int, str]) -> str:
 
 
 def renumber(
-    sentences: Sequence[AnswerSentence], offered: dict[int, Evidence], best: dict[int, tuple[float, Sentence]]
+    sentences: Sequence[AnswerSentence],
+    offered: dict[int, Evidence],
+    passage: dict[int, tuple[float, Sentence]],
 ) -> list[Citation]:
     """Number the cited sources by first appearance ([1], [2], ... in reading order), rewrite the
-    sentences' numbers in place, and return the citations with the passage in `best` (the one
-    behind the first sentence that cites each source)."""
+    sentences' numbers in place, and return the citations with the passage each shows
+    (`passage`: the one behind the first sentence that cites the source)."""
     order: dict[int, int] = {}
     for s in sentences:
         for n in s.citations:
@@ -78,7 +80,7 @@ def renumber(
     citations = []
     for old, new in order.items():
         ev = offered[old]
-        score, passage = best[old]
+        score, shown = passage[old]
         citations.append(
             Citation(
                 new,
@@ -86,9 +88,9 @@ def renumber(
                 ev.paper.display_title,
                 ev.paper.url,
                 ev.paper.sources,
-                passage.text,
-                passage.start,
-                passage.end,
+                shown.text,
+                shown.start,
+                shown.end,
                 round(score, 4),
             )  # fmt: skip
         )

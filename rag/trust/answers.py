@@ -148,7 +148,7 @@ def check_answer(
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
-    best: dict[int, tuple[float, Sentence]] = {}
+    passage: dict[int, tuple[float, Sentence]] = {}  # the passage each cited source shows
     supported: list[str] = []
     rescued: set[int] = set()
     meta = tx.naming_stems()
@@ -166,7 +166,7 @@ def check_answer(
         if paper is None:
             return False
         score, quoted, check = paper
-        best[n] = (score, quoted)
+        passage[n] = (score, quoted)
         rescued.add(n)
         shown.append(AnswerSentence(_quote(offered[n], quoted), [n], True, score, False, [check]))
         supported.append(quoted.text)
@@ -181,7 +181,7 @@ def check_answer(
         if not has_claim(claim) or sentence.endswith(":"):  # "Yes.", "The papers are:"
             if names_:  # "The paper is “Title” [1].": the title is the answer
                 for n in names_:
-                    best.setdefault(n, (1.0, offered[n].sentences[0]))
+                    passage.setdefault(n, (1.0, offered[n].sentences[0]))
                 shown.append(AnswerSentence(sentence, names_, True, 1.0, False, [Check("names", True)]))
                 supported.append(claim)
             else:
@@ -224,8 +224,8 @@ def check_answer(
                 # A source shows the passage behind the first sentence that cites it, which is
                 # usually the answer itself; the best-backed one is often a side remark copied
                 # word for word (docs/evaluation.md, "Round 16").
-                if v.best is not None and n not in best:
-                    best[n] = (v.score, v.best)
+                if v.best is not None and n not in passage:
+                    passage[n] = (v.score, v.best)
             checks = verdicts[good[0]].checks
             score = max(verdicts[n].score for n in good)
             shown.append(AnswerSentence(sentence, good, True, score, attributed, checks))
@@ -249,6 +249,6 @@ def check_answer(
         removed.append(
             AnswerSentence(sentence, [], False, verdicts[blame].score if blame else 0.0, False, checks)
         )
-    citations = renumber(shown, offered, best)
+    citations = renumber(shown, offered, passage)
     text = render_text(shown, citations)
     return Checked(text, shown, removed, citations, invented, supported)
