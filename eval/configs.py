@@ -51,6 +51,11 @@ CONFIGS: dict[str, Config] = {
             {"pin_follow_ups": False},
         ),  # fmt: skip
         Config(
+            "allsources",
+            "hybrid, a one-paper question gets every near-enough paper and the 560-token budget",
+            {"one_paper_within": 10.0, "one_paper_context_tokens": 560},
+        ),
+        Config(
             "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}
         ),
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),

@@ -33,7 +33,7 @@ from rag.retrieve import HybridRetriever, on_paper, on_subject, search
 from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
-from rag.text import strip_control
+from rag.text import asks_for_papers, strip_control
 from rag.trust import (
     REFUSAL,
     Checked,
@@ -279,11 +279,14 @@ class Pipeline:
 
     def sources(self, question: str, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the
-        settings' token budget (`evidence.select_evidence`)."""
+        settings' token budget (`evidence.select_evidence`). A question about one paper gets the
+        one-paper budget, and only papers that score near the top one as a whole."""
         s = self.settings
-        return select_evidence(question, query_vector, results, self.embedder, budget_tokens=s.context_tokens,
-                               keep_within=s.source_within, vectors=self.sentence_vectors,
-                               duplicate_cosine=s.duplicate_source_cosine,
+        several = asks_for_papers(question)
+        budget = s.context_tokens if several else min(s.context_tokens, s.one_paper_context_tokens)
+        return select_evidence(question, query_vector, results, self.embedder, budget_tokens=budget,
+                               keep_within=s.source_within, paper_within=None if several else s.one_paper_within,
+                               vectors=self.sentence_vectors, duplicate_cosine=s.duplicate_source_cosine,
                                duplicates=s.duplicate_sources)  # fmt: skip
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:

@@ -14,7 +14,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from rag import filters as flt
 from rag import text as tx
 from rag.embedding import Embedder
-from rag.evidence import Sentence, fit
+from rag.evidence import Sentence, fit, paper_score
 from rag.records import chunk_id, stored_chunk
 from rag.store import Store
 from rag.types import Paper, Passage, SearchResult
@@ -280,14 +280,6 @@ def search(
     return fuse_papers([results] + [ranked(alt, None) for alt in alts], k)
 
 
-# A paper that answers a question says so in several sentences; one sentence alone can match by
-# chance (among thousands of papers on one topic, some sentence of another paper is as close as the
-# right one). Measured on dev at 10,000 distractors (docs/evaluation.md, round 11): the sum of the
-# best 3 sentences put 79 of 81 gold items in the top 5, the best sentence alone 64, the fused
-# chunk ranking 75.
-TOP_SENTENCES = 3
-
-
 def rerank_by_sentences(
     query: str,
     query_vector: Sequence[float],
@@ -296,7 +288,7 @@ def rerank_by_sentences(
     names: Sequence[str] = (),
 ) -> list[SearchResult]:
     """`results` ordered by the fit to the query (`evidence.fit`: cosine + word overlap) of each
-    paper's best `TOP_SENTENCES` sentences, summed; a paper whose title the query gives first, then
+    paper's best sentences (`evidence.paper_score`); a paper whose title the query gives first, then
     papers that contain more of the query's rare `names` (the paper that names the method asked
     about is the one to read). Sentences are the abstract's: without the title, a query that is a
     title would rank the papers whose sentences echo its words above the paper itself."""
@@ -304,10 +296,10 @@ def rerank_by_sentences(
     words = tx.content_words(query)
     scored = []
     for result, sentences in zip(results, sentences_of([r.paper for r in results])):
-        fits = sorted((fit(qv, words, s) for s in sentences), reverse=True)
+        fits = [fit(qv, words, s) for s in sentences]
         named = sum(tx.name_in(n, result.paper.text) for n in names)
         titled = tx.gives_title(words, result.paper.title)
-        scored.append((-titled, -named, -sum(fits[:TOP_SENTENCES]), result.rank, result))
+        scored.append((-titled, -named, -paper_score(fits), result.rank, result))
     scored.sort(key=lambda t: t[:4])
     return [replace(r, rank=i) for i, (*_, r) in enumerate(scored, 1)]
 

@@ -113,6 +113,21 @@ class Settings(BaseSettings):
         description="A retrieved paper becomes a source only if its best sentence scores within "
         "this much of the best source's (sentence cosine + 0.35 x question-word overlap).",
     )
+    one_paper_within: float = Field(
+        0.2,
+        ge=0.0,
+        description='For a question about one paper (any but "Which papers ..."), a retrieved paper '
+        "becomes a source only if its three best sentences together score within this much of the top "
+        "source's (the score search ranks papers by; 10 turns it off). A near-topic paper that matches "
+        "one sentence costs prompt time and lends the answer its names.",
+    )
+    one_paper_context_tokens: int = Field(
+        400,
+        ge=100,
+        description="Token budget for the source passages when the question is about one paper (at "
+        "most RAG_CONTEXT_TOKENS): its answer is in one abstract, so the prompt need not grow with "
+        "the papers that look like it.",
+    )
     duplicate_source_cosine: float = Field(
         0.0,
         ge=0.0,
