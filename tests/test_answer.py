@@ -52,6 +52,29 @@ def test_prompt_has_constant_system_prompt_numbered_quoted_sources_and_budget(in
     assert len(sources_part) // 4 <= 100 + 60  # budget plus tags
 
 
+def test_a_one_paper_question_gets_the_one_paper_budget_and_filter_a_which_papers_question_not(
+    indexed, embedder
+):
+    pipeline, _ = make_pipeline(
+        indexed,
+        embedder,
+        context_tokens=560,
+        one_paper_context_tokens=100,
+        one_paper_within=0.0,
+        source_within=10.0,
+    )
+
+    def sources(question):
+        qvec = embedder.embed(question)
+        return pipeline.sources(question, qvec, pipeline.search(question, 3, query_vector=qvec))
+
+    one = sources("How do graph transformers scale attention to large graphs?")
+    several = sources("Which papers scale attention to large graphs?")
+    assert len(one) == 1 and one[0].paper.id == "p-graph"
+    assert sum(len(e.text) for e in one) // 4 <= 100 + 12
+    assert len(several) > 1 and sum(len(e.text) for e in several) // 4 > 100 + 12
+
+
 def test_irrelevant_question_abstains_without_calling_the_llm(indexed, embedder):
     pipeline, llm = make_pipeline(indexed, embedder, [], min_relevance=0.5)
     answer = pipeline.ask("What is the boiling point of tungsten?")

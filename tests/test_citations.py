@@ -11,11 +11,13 @@ from tests.conftest import PAPERS, SEEDS
 from tests.fakes import FakeEmbedder
 
 
-def _results():
+def _results(papers=None):
+    """Search results for (id, abstract) pairs, in order (default: the test corpus, with titles)."""
+    rows = papers or [(row["id"], row["abstract"], row["title"]) for row in PAPERS]
     out = []
-    for i, row in enumerate(PAPERS, 1):
-        paper = Paper(id=row["id"], abstract=row["abstract"], title=row["title"], sources=[f"f#{i}"])
-        chunk = Chunk(paper.id, 0, paper.abstract, 0, len(paper.abstract))
+    for i, (pid, abstract, *title) in enumerate(rows, 1):
+        paper = Paper(id=pid, abstract=abstract, title=title[0] if title else pid, sources=[f"f#{i}"])
+        chunk = Chunk(pid, 0, abstract, 0, len(abstract))
         out.append(SearchResult(i, paper, 1.0 / i, [Passage(chunk, paper, 1.0 / i, 0.5)]))
     return out
 
@@ -188,11 +190,7 @@ def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
         ),
         ("p-other", "Attention memory on long documents is studied with a new profiling benchmark."),
     ]
-    results = []
-    for i, (pid, abstract) in enumerate(papers, 1):
-        paper = Paper(id=pid, abstract=abstract, title=pid, sources=[f"f#{i}"])
-        chunk = Chunk(pid, 0, abstract, 0, len(abstract))
-        results.append(SearchResult(i, paper, 1.0 / i, [Passage(chunk, paper, 1.0 / i, 0.5)]))
+    results = _results(papers)
     question = "Which method cuts the memory of attention on long documents?"
 
     def ids(cosine: float) -> list[str]:
@@ -211,3 +209,27 @@ def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
     whole = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10)
     assert [(e.paper.id, len(e.chosen)) for e in whole] == [("p-a", 2), ("p-copy", 2), ("p-other", 1)]
     assert [e.number for e in trimmed] == [1, 2, 3]
+
+
+def test_a_paper_matching_in_one_sentence_only_is_no_source_with_paper_within():
+    # Among thousands of papers on one topic, one sentence of another paper is as close as the
+    # right paper's best; the right paper is the one whose abstract answers in several sentences.
+    emb = FakeEmbedder()
+    results = _results(
+        [
+            ("p-a", "We cut the memory of attention on long documents. Attention on long documents "
+             "then needs half the memory. Long documents fit in memory with our attention."),
+            ("p-one", "We cut the memory of attention on long documents. Birds sing at dawn in spring. "
+             "Rivers flood the valley every year."),
+        ]
+    )  # fmt: skip
+    question = "How does the method cut the memory of attention on long documents?"
+
+    def ids(within):
+        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
+                             paper_within=within)  # fmt: skip
+        return [e.paper.id for e in ev]
+
+    assert ids(None) == ["p-a", "p-one"]  # by best sentence alone both are sources
+    assert ids(0.2) == ["p-a"]
+    assert ids(10.0) == ["p-a", "p-one"]
