@@ -34,6 +34,11 @@ def evaluate(
     list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
     calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
     verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
+    offered: bool = typer.Option(
+        False,
+        "--offered",
+        help="Without generating: the facts and prompt tokens each config offers the model.",
+    ),
     split: str = typer.Option(
         None, "--split", help="dev or test: that half of the gold set (eval/gold/<split>.jsonl)."
     ),
@@ -124,6 +129,23 @@ def evaluate(
 
         typer.echo("\n".join(render(result)))
         typer.echo(f"\nreport: {folder / 'verifier.md'}")
+        return
+    if offered:
+        from eval.harness import load_checked
+        from eval.offered import measure, table
+
+        try:
+            settings = _settings()
+            pipeline = Pipeline(settings.model_copy(update={"model": model or settings.eval_model}))
+            items = [
+                i for i in load_checked(gold or [DEFAULT_GOLD], pipeline) if not types or i.type in types
+            ]
+            offers = measure(
+                pipeline, items[:limit], config or ["hybrid"], sorted(set(distractors or [0])), progress
+            )
+        except (GoldError, KeyError, StoreError, LLMError) as exc:
+            _fail(str(exc).strip("'\""))
+        typer.echo("\n".join(table(offers)))
         return
     if calibrate:
         from eval.calibrate import calibrate as run_calibration

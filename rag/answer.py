@@ -209,14 +209,7 @@ class Pipeline:
         s = self.settings
         started = time.perf_counter()
         question = self.validate(question)
-        query = standalone_query(question, history)
-        qvec = self.embedder.embed(query)
-        results = self.search(query, k or s.answer_k, query_vector=qvec, filters=filters)
-        if s.on_subject:
-            results = on_subject(query, results, self.store)
-        pinned = referent(question, history) if s.pin_follow_ups else None
-        if pinned:
-            results = on_paper(question, results, pinned, self.store)
+        query, qvec, results = self.find(question, history, k=k, filters=filters)
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
 
@@ -276,6 +269,21 @@ class Pipeline:
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=_count(llm, messages), cached_tokens=cached,
                      paper_confirmed=confirmed)  # fmt: skip
+
+    def find(self, question: str, history: Sequence[Turn] = (), *, k: int | None = None,
+             filters: Filters | None = None) -> tuple[str, list[float], list[SearchResult]]:  # fmt: skip
+        """The papers an answer reads: the standalone query, its vector and the search results,
+        narrowed to the question's named subject and, for a follow-up, to the paper it is about."""
+        s = self.settings
+        query = standalone_query(question, history)
+        qvec = self.embedder.embed(query)
+        results = self.search(query, k or s.answer_k, query_vector=qvec, filters=filters)
+        if s.on_subject:
+            results = on_subject(query, results, self.store)
+        pinned = referent(question, history) if s.pin_follow_ups else None
+        if pinned:
+            results = on_paper(question, results, pinned, self.store)
+        return query, qvec, results
 
     def sources(self, question: str, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the

@@ -303,3 +303,22 @@ def test_fact_recall_ignores_markers_and_facts_the_question_gives():
     assert m.fact_recall("anything", [["Time-MoE"]], "What is Time-MoE?") is None
     assert m.citation_precision([], ["p1"], [["x"]]) == 0.0  # answered with no citation
     assert m.bootstrap_ci([1.0, 0.0, 1.0, 1.0]) is not None and m.bootstrap_ci([1.0]) is None
+
+
+def test_offered_counts_the_facts_and_tokens_each_config_shows_the_model_without_generating(
+    indexed, embedder
+):
+    from eval.gold import parse_item
+    from eval.offered import measure, table
+
+    items = [parse_item(r, "test") for r in GOLD[:2]]
+    pipeline, llm = make_pipeline(indexed, embedder, [], min_relevance=0.2, source_within=10.0)
+    offers = {(o.config, o.item): o for o in measure(pipeline, items, ["hybrid", "k5"], [0])}
+    assert llm.prompts == []  # nothing generated
+    assert offers["hybrid", "g1"].facts_shown == 1.0 and offers["hybrid", "g1"].sources[0] == "p-entropy"
+    assert offers["hybrid", "g2"].facts_shown == 1.0  # "embeddings" is in the MoE abstract
+    # k5 offers more papers (the one-paper filter is per config too), so a longer prompt.
+    assert offers["k5", "g1"].prompt_tokens >= offers["hybrid", "g1"].prompt_tokens
+    assert pipeline.settings.answer_k == 3  # the config's overrides do not outlive the measurement
+    lines = table(list(offers.values()))
+    assert lines[2].startswith("| hybrid | 0 | 1.000 (2) |") and lines[3].startswith("| k5 | 0 |")
