@@ -51,9 +51,14 @@ CONFIGS: dict[str, Config] = {
             {"pin_follow_ups": False},
         ),  # fmt: skip
         Config(
-            "allsources",
-            "hybrid, a one-paper question gets every near-enough paper and the 560-token budget",
-            {"one_paper_within": 10.0, "one_paper_context_tokens": 560},
+            "onepaper",
+            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole, in 400 tokens",
+            {"one_paper_within": 0.2, "one_paper_context_tokens": 400},
+        ),
+        Config(
+            "onepaper560",
+            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole (560 tokens)",
+            {"one_paper_within": 0.2},
         ),
         Config(
             "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}

@@ -288,12 +288,12 @@ class Pipeline:
     def sources(self, question: str, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the
         settings' token budget (`evidence.select_evidence`). A question about one paper gets the
-        one-paper budget, and only papers that score near the top one as a whole."""
+        one-paper budget and, when set, only papers that score near the first one as a whole."""
         s = self.settings
         several = asks_for_papers(question)
         budget = s.context_tokens if several else min(s.context_tokens, s.one_paper_context_tokens)
         return select_evidence(question, query_vector, results, self.embedder, budget_tokens=budget,
-                               keep_within=s.source_within, paper_within=None if several else s.one_paper_within,
+                               keep_within=s.source_within, paper_within=0.0 if several else s.one_paper_within,
                                vectors=self.sentence_vectors, duplicate_cosine=s.duplicate_source_cosine,
                                duplicates=s.duplicate_sources)  # fmt: skip
 

@@ -56,14 +56,15 @@ def select_evidence(
     *,
     budget_tokens: int,
     keep_within: float = 0.35,
-    paper_within: float | None = None,
+    paper_within: float = 0.0,
     vectors: SentenceVectors | None = None,
     duplicate_cosine: float = 0.0,
     duplicates: Literal["drop", "best_sentence"] = "drop",
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped: by their
-    best sentence (`keep_within`) and, with `paper_within`, by their paper score (`paper_score`). With
+    best sentence (`keep_within`) and, with `paper_within` (0: off), by their paper score
+    (`paper_score`) against the first paper's. With
     `duplicate_cosine`, a paper whose best sentence repeats a better-ranked source's is dropped
     too (`duplicates="drop"`) or kept with its best sentence only (`"best_sentence"`)."""
     qv = np.asarray(query_vector, dtype=np.float32)
@@ -80,9 +81,12 @@ def select_evidence(
         return []
     best = max(max(s.score for s in ev.sentences) for ev in sources)
     kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
-    if paper_within is not None:
-        top = max(paper_score([s.score for s in ev.sentences]) for ev in kept)
-        kept = [ev for ev in kept if paper_score([s.score for s in ev.sentences]) >= top - paper_within]
+    if paper_within:
+        # Measured from the paper search ranked first, which stays: search also weighs the title
+        # and the question's rare names, so a paper scoring higher here is not thereby better
+        # (test unan-12 at 10,000 lost the hyper-connections paper to two distractors that way).
+        scores = [paper_score([s.score for s in ev.sentences]) for ev in kept]
+        kept = [ev for k, ev in enumerate(kept) if k == 0 or scores[k] >= scores[0] - paper_within]
     copies = repeats(kept, duplicate_cosine) if duplicate_cosine else set()
     if copies and duplicates == "drop":
         kept, copies = [ev for k, ev in enumerate(kept) if k not in copies], set()

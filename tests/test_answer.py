@@ -60,7 +60,7 @@ def test_a_one_paper_question_gets_the_one_paper_budget_and_filter_a_which_paper
         embedder,
         context_tokens=560,
         one_paper_context_tokens=100,
-        one_paper_within=0.0,
+        one_paper_within=0.01,
         source_within=10.0,
     )
 
