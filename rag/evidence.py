@@ -64,9 +64,9 @@ def select_evidence(
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped: by their
     best sentence (`keep_within`) and, with `paper_within` (0: off), by their paper score
-    (`paper_score`) against the first paper's. With
-    `duplicate_cosine`, a paper whose best sentence repeats a better-ranked source's is dropped
-    too (`duplicates="drop"`) or kept with its best sentence only (`"best_sentence"`)."""
+    (`paper_score`) against the first paper's. With `duplicate_cosine`, a paper whose best
+    sentence repeats a better-ranked source's is dropped too (`duplicates="drop"`) or kept with
+    its best sentence only (`"best_sentence"`)."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
     sources: list[Evidence] = []
@@ -142,7 +142,7 @@ TOP_SENTENCES = 3
 
 def paper_score(scores: list[float]) -> float:
     """How well a paper answers a question, from its sentences' `fit` scores: the sum of the best
-    `TOP_SENTENCES` (what search ranks papers by, and what decides whether a paper is a source)."""
+    `TOP_SENTENCES`: what search ranks papers by, and what `paper_within` compares."""
     return sum(sorted(scores, reverse=True)[:TOP_SENTENCES])
 
 
