@@ -143,7 +143,7 @@ def evaluate(
             offers = measure(
                 pipeline, items[:limit], config or ["hybrid"], sorted(set(distractors or [0])), progress
             )
-        except (GoldError, KeyError, StoreError, LLMError) as exc:
+        except (GoldError, KeyError, ValueError, StoreError, LLMError) as exc:
             _fail(str(exc).strip("'\""))
         typer.echo("\n".join(table(offers)))
         return

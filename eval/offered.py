@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from eval.configs import get_config
 from eval.gold import GoldItem
 from eval.metrics import fact_recall
-from eval.runner import System
+from eval.runner import System, make_system
 from eval.scale import pipeline_with
-from rag.answer import Pipeline, build_messages
+from rag.answer import Pipeline, build_messages, count_prompt_tokens
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Offer:
     item: str
     sources: list[str]
     facts_shown: float | None  # share of the required facts the offered sources contain
-    prompt_tokens: int
+    prompt_tokens: int | None
 
 
 def offer(pipeline: Pipeline, item: GoldItem, config: str, distractors: int) -> Offer:
@@ -40,9 +40,7 @@ def offer(pipeline: Pipeline, item: GoldItem, config: str, distractors: int) -> 
     query, qvec, results = pipeline.find(item.question, history)
     evidence = pipeline.sources(item.question, qvec, results)
     shown = fact_recall(" ".join(ev.text for ev in evidence), item.facts, item.question)
-    messages = build_messages(query, evidence)
-    llm = pipeline.llm()
-    tokens = sum(llm.count_tokens(m["content"]) for m in messages)
+    tokens = count_prompt_tokens(pipeline.llm(), build_messages(query, evidence))
     return Offer(config, distractors, item.id, [ev.paper.id for ev in evidence], shown, tokens)
 
 
@@ -53,16 +51,18 @@ def measure(
     distractors: Sequence[int],
     progress=None,
 ) -> list[Offer]:
-    """Every item under every config (settings overrides only) at every index size."""
+    """Every item under every citewise config at every index size, each config's pipeline built
+    as the eval builds it (`runner.make_system`)."""
+    chosen = [get_config(name) for name in configs]
+    if any(c.system != "citewise" for c in chosen):
+        raise ValueError("--offered shows what citewise offers the model: choose citewise configs")
     out: list[Offer] = []
     for n in distractors or [0]:
-        pipeline, _ = pipeline_with(n, base, items, size=max(distractors or [0]))
-        settings = pipeline.settings
-        for name in configs:
-            pipeline.settings = settings.model_copy(update=get_config(name).overrides)
-            rows = progress(items, f"{name} N={n}") if progress else items
-            out += [offer(pipeline, item, name, n) for item in rows]
-        pipeline.settings = settings
+        indexed, _ = pipeline_with(n, base, items, size=max(distractors or [0]))
+        for config in chosen:
+            pipeline = make_system(config, indexed).pipeline
+            rows = progress(items, f"{config.name} N={n}") if progress else items
+            out += [offer(pipeline, item, config.name, n) for item in rows]
     return out
 
 
@@ -77,10 +77,11 @@ def table(offers: Sequence[Offer]) -> list[str]:
         groups.setdefault((o.config, o.distractors), []).append(o)
     for (name, n), rows in groups.items():
         shown = [o.facts_shown for o in rows if o.facts_shown is not None]
-        tokens = [o.prompt_tokens for o in rows]
+        tokens = [o.prompt_tokens for o in rows if o.prompt_tokens is not None]
         ones = sum(len(o.sources) == 1 for o in rows)
-        lines.append(
-            f"| {name} | {n:,} | {statistics.mean(shown):.3f} ({len(shown)}) | {statistics.median(tokens):.0f} | "
-            f"{statistics.mean(tokens):.0f} | {ones} of {len(rows)} |"
+        facts = f"{statistics.mean(shown):.3f} ({len(shown)})" if shown else "– (0)"
+        p50, mean = (
+            (f"{statistics.median(tokens):.0f}", f"{statistics.mean(tokens):.0f}") if tokens else ("–", "–")
         )
+        lines.append(f"| {name} | {n:,} | {facts} | {p50} | {mean} | {ones} of {len(rows)} |")
     return lines

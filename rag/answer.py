@@ -267,7 +267,7 @@ class Pipeline:
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
-                     prompt_tokens=_count(llm, messages), cached_tokens=cached,
+                     prompt_tokens=count_prompt_tokens(llm, messages), cached_tokens=cached,
                      paper_confirmed=confirmed)  # fmt: skip
 
     def find(self, question: str, history: Sequence[Turn] = (), *, k: int | None = None,
@@ -375,7 +375,7 @@ def judge(
     )
 
 
-def _count(llm: LLM, messages: list[dict[str, str]]) -> int | None:
+def count_prompt_tokens(llm: LLM, messages: list[dict[str, str]]) -> int | None:
     try:
         return sum(llm.count_tokens(m["content"]) for m in messages)
     except Exception:  # counting is informative only
