@@ -33,7 +33,7 @@ from rag.retrieve import HybridRetriever, on_paper, on_subject, search
 from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
-from rag.text import asks_for_papers, strip_control
+from rag.text import asks_for_paper, asks_for_papers, strip_control
 from rag.trust import (
     REFUSAL,
     Checked,
@@ -350,7 +350,9 @@ def judge(
     if gate:
         return _refusal(gate)
     titles = [t for ev in evidence for t in (ev.paper.title, ev.paper.display_title) if t]
-    checked = check_answer(clean_draft(draft, titles), evidence, embedder, trust, question, confirm)
+    numbered = {ev.number: ev.paper.title for ev in evidence if ev.paper.title}
+    cleaned = clean_draft(draft, titles, paper_markers=numbered if asks_for_paper(question) else None)
+    checked = check_answer(cleaned, evidence, embedder, trust, question, confirm)
     grades: list[bool | None] = []
 
     def graded(c: Checked) -> bool | None:

@@ -223,10 +223,16 @@ def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     answer = pipeline.ask("Tell me about the hardware behind the knowledge entropy study.")
     assert answer.abstained and answer.abstain_code == "no_supported_sentence"
     assert "the numbers 512, 9 are not in" in answer.removed[0].checks[0].detail
-    # A draft that only points at its source names the paper: the title carries the answer.
-    pipeline, _ = make_pipeline(indexed, embedder, ["The paper you mean is [1]."])
-    answer = pipeline.ask("Which paper studies how knowledge entropy changes in pretraining?")
+    # A draft that only points at its source names the paper: the title carries the answer. The
+    # model is asked whether that paper answers; confirmed, it is shown with its quoted sentence,
+    # else as named.
+    which = "Which paper studies how knowledge entropy changes in pretraining?"
+    pipeline, llm = make_pipeline(indexed, embedder, ["The paper you mean is [1].", "YES"])
+    answer = pipeline.ask(which)
     assert not answer.abstained and answer.citations[0].paper_id == "p-entropy"
+    assert answer.text.startswith("“Knowledge Entropy Decay” [1]: “") and not llm.replies
+    pipeline, _ = make_pipeline(indexed, embedder, ["The paper you mean is [1].", "NO"])
+    answer = pipeline.ask(which)
     assert answer.text == "The paper you mean is “Knowledge Entropy Decay” [1]."
 
 

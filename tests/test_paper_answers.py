@@ -6,6 +6,7 @@ set to 0 where a test is about the confirmation."""
 import json
 from dataclasses import replace
 
+from rag.answer import judge
 from rag.evidence import evidence_for
 from rag.settings import Settings
 from rag.text import asks_for_paper, asks_for_papers, paper_description
@@ -113,3 +114,20 @@ def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_
     assert not answer_removed(question, checked)
     unconfirmed = replace(checked, sentences=[replace(shown, checks=[Check("similarity", True)])])
     assert answer_removed(question, unconfirmed)
+
+
+def test_a_which_paper_answer_that_names_its_paper_by_the_marker_alone_keeps_it():
+    # The default model's draft on test para-02 (round 17): the title is left out, only [1] says
+    # which paper. Asked for a paper, the marker is the answer; asked anything else, a sentence that
+    # only points at a source is still dropped.
+    question = "Is there a paper on making an AI erase a huge amount of memorized facts without hurting its reasoning?"  # fmt: skip
+    draft = f"{question.replace('Is there', 'Yes, there is').rstrip('?')}. It can be found in [1]."
+    sources = [_source(WASHING)]
+    got = judge(question, draft, sources, FakeEmbedder(), ON, confirm=lambda ev: True)
+    assert not got.get("abstained") and got["text"].startswith(f"“{ROWS[WASHING]['title']}” [1]: “")
+    assert [c.paper_id for c in got["citations"]] == [WASHING]
+    plain = clean_draft(draft, [ROWS[WASHING]["title"]])
+    assert "found in" not in plain  # without the question's kind the pointer goes, as before
+    other = judge("What does LaW update?", "LaW updates MLP layers [1]. It can be found in [1].",
+                  sources, FakeEmbedder(), ON, confirm=lambda ev: True)  # fmt: skip
+    assert "found in" not in other["text"] and "MLP" in other["text"]

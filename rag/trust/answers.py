@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,13 +37,23 @@ _AUTHORS = re.compile(r",?\s+(?:by|from)\s+(?:[A-Z][\w'-]+\s+){1,3}et al\.?(?=[\
 _ENUMERATOR = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 
 
-def clean_draft(text: str, titles: Sequence[str] = ()) -> str:
+def clean_draft(
+    text: str, titles: Sequence[str] = (), *, paper_markers: Mapping[int, str] | None = None
+) -> str:
     """Drop echoed prompt markup, author attributions ("by X et al.", which no abstract can back),
     list enumerators ("1.", "-": a list item is a sentence, its number no claim) and sentences that
     only point at the sources, unless they name a paper by one of its `titles` ("It can be found
-    in the source titled ..." answers a which-paper question)."""
+    in the source titled ..." answers a which-paper question).
+
+    `paper_markers` (the offered titles by source number, when the question asks for a paper): a
+    marker used as a noun names its paper, so "It can be found in [1]" is that answer too, and
+    gets the title written in before the pointers go (the model leaves the title out as often as
+    it writes it: docs/evaluation.md, "Round 18")."""
     text = _AUTHORS.sub("", _MARKUP.sub("", text))
     lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
+    if paper_markers:
+        lines = [name_noun_markers(attach_trailing_markers(line), paper_markers) for line in lines]
+        titles = [*titles, *paper_markers.values()]
     low = [t.lower() for t in titles if t]
 
     def pointer(sentence: str) -> bool:
@@ -152,6 +162,7 @@ def check_answer(
     supported: list[str] = []
     rescued: set[int] = set()
     meta = tx.naming_stems()
+    can_confirm = confirm is not None and "paper_fit" in trust.checks
 
     @functools.cache
     def described() -> tuple[np.ndarray, set[str]]:  # embedded once, for whichever paper needs it
@@ -179,6 +190,8 @@ def check_answer(
         if not sentence:
             continue
         if not has_claim(claim) or sentence.endswith(":"):  # "Yes.", "The papers are:"
+            if names_ and one_paper and can_confirm and by_paper(names_[0]):
+                continue  # "It can be found in “Title” [1].": shown as the paper's quoted sentence
             if names_:  # "The paper is “Title” [1].": the title is the answer
                 for n in names_:
                     passage.setdefault(n, (1.0, offered[n].sentences[0]))
@@ -189,12 +202,7 @@ def check_answer(
             continue
         answer = (names_ or cited)[:1]
         # The sentence says nothing but which paper it is, in the question's words.
-        restates = (
-            bool(asked and answer)
-            and confirm is not None
-            and "paper_fit" in trust.checks
-            and not tx.content_words(claim) - asked - meta
-        )
+        restates = bool(asked and answer) and can_confirm and not tx.content_words(claim) - asked - meta
 
         if restates and one_paper:
             # Asked for one paper, "The work by “X” shows that <the question's words>" claims that
