@@ -47,8 +47,8 @@ def clean_draft(
 
     `paper_markers` (the offered titles by source number, when the question asks for a paper): a
     marker used as a noun names its paper, so "It can be found in [1]" is that answer too, and
-    gets the title written in before the pointers go (the model leaves the title out as often as
-    it writes it: docs/evaluation.md, "Round 18")."""
+    gets the title written in before the pointers go (the default model often leaves the title
+    out: docs/evaluation.md, "Round 18")."""
     text = _AUTHORS.sub("", _MARKUP.sub("", text))
     lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
     if paper_markers:
