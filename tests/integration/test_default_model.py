@@ -120,6 +120,29 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
             assert fields["abstained"], fields
 
 
+def test_a_paper_named_by_its_marker_alone_is_confirmed_and_quoted(pipeline):
+    # The default model often names the paper only by "[1]" (test para-02, round 18): the real
+    # model confirms it and the answer is that paper's quoted sentence, not a refusal.
+    from rag.answer import judge
+
+    question = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
+    draft = f"{question.replace('Is there', 'Yes, there is').rstrip('?')}. It can be found in [1]."
+    s, embedder, llm = pipeline.settings, pipeline.embedder, pipeline.llm()
+    qvec = embedder.embed(question)
+    evidence = pipeline.sources(question, qvec, pipeline.search(question, s.answer_k, query_vector=qvec))
+    assert evidence[0].paper.id == "5U1rlpX68A"
+    asked = []
+
+    def confirm(ev):
+        asked.append(pipeline.confirm_paper(llm, question, ev))
+        return asked[-1]
+
+    fields = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
+    assert asked == [True] and not fields.get("abstained"), fields
+    assert fields["text"].startswith(f"“{evidence[0].paper.title}” [1]: “"), fields["text"]
+    assert fields["citations"][0].passage in evidence[0].paper.abstract
+
+
 def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
     # "MoE" embeds far from every passage (below the relevance threshold), but the sources name it:
     # the gate lets it through and the real model answers from the two MoE papers.
