@@ -2,16 +2,28 @@
 
 A whole conference holds many papers on the topics of any question. To measure how citewise holds
 up among them, each distractor is written from seed sentences used as templates: every name is
-replaced by an invented one unless several seed papers use it (kept consistent within the abstract, as a real abstract repeats its
-method's name), every number by another of the same shape, and a share of the content words by
-other seed words of the same ending (so the text stays in the field and reads like a sentence).
-Half of a distractor's sentences come from one seed paper (a related paper) and the rest from
-others. Then the set is checked:
+replaced by an invented one unless several seed papers use it (kept consistent within the abstract,
+as a real abstract repeats its method's name), every number by another of the same shape, and a
+share of the content words by other seed words of the same ending (so the text stays in the field
+and reads like a sentence).
+
+Each distractor is related to one seed paper, as a conference holds papers related to any paper:
+its title is written from that paper's title and half of its replacement words come from that
+paper's words. Its sentences are not that paper's: each comes from another seed paper, one per
+paper, taken at the same place in its abstract (opening, method, result). Until round 18 half of
+a distractor's sentences were its related paper's own, rewritten: a twin with the same sentence
+structure, which no real conference holds and which retrieval cannot tell from the original
+(docs/evaluation.md, rounds 13 to 15 and 19).
+
+Then the set is checked:
 
 - no distractor sentence is a near copy of a seed sentence: cosine similarity <= 0.9 with the
   embedder; a sentence above that is rewritten with more words replaced, or dropped;
 - no distractor sentence states a distinctive gold fact (a number or name among the variants of
-  the required facts of the gold set); such a sentence is rewritten like a too-close one.
+  the required facts of the gold set); such a sentence is rewritten like a too-close one;
+- how close each distractor is to its nearest seed paper as a whole (the cosine of the mean of its
+  sentence vectors to each seed paper's), recorded to compare with how close the seed papers are
+  to each other.
 
 Generation is deterministic per (seed, index), so the first 1,000 of the 10,000 are the 1,000.
 """
@@ -48,6 +60,11 @@ class DistractorStats:
     stated_fact: int  # of those, how many stated a distinctive gold fact
     dropped: int  # still failing at the highest rate: left out
     max_cosine: float
+    # each distractor to its nearest seed paper as a whole, and each seed paper to its nearest other
+    paper_cosine_p50: float = 0.0
+    paper_cosine_max: float = 0.0
+    seed_paper_cosine_p50: float = 0.0
+    seed_paper_cosine_max: float = 0.0
 
 
 def _ending(word: str) -> str:
@@ -94,14 +111,13 @@ class Rewriter:
             [s for s in tx.sentences(p.abstract) if 5 <= len(s.split()) <= 70 and "http" not in s]
             for p in self.papers
         ]
-        pools: dict[str, set[str]] = defaultdict(set)
-        for p in self.papers:
-            for w in re.findall(r"\b[a-z]{4,}\b", p.abstract):
-                if w not in tx.STOP_WORDS:
-                    pools[_ending(w)].add(w)
-        self.pools = {k: sorted(v) for k, v in pools.items()}
+        self.topics = [_pools([p.title.lower(), p.abstract]) for p in self.papers]
+        self.pools = _pools(p.abstract for p in self.papers)
 
-    def sentence(self, template: str, rng: random.Random, names: dict[str, str], rate: float) -> str:
+    def sentence(
+        self, template: str, rng: random.Random, names: dict[str, str], rate: float, topic: int | None = None
+    ) -> str:
+        """`template` rewritten; with `topic`, half the replacement words come from that paper."""
         out = []
         for i, tok in enumerate(_TOKEN.findall(template)):
             if tok[0].isdigit():
@@ -111,29 +127,49 @@ class Rewriter:
             elif tok[0].isalpha() and (tx.is_name(tok) or (i > 0 and tok[0].isupper() and len(tok) > 2)):
                 out.append(names.setdefault(tok, _invented(rng)))
             elif tok.isalpha() and tok.islower() and len(tok) >= 4 and tok not in tx.STOP_WORDS:
-                pool = self.pools.get(_ending(tok), ())
+                pools = self.topics[topic] if topic is not None and rng.random() < 0.5 else self.pools
+                pool = pools.get(_ending(tok)) or self.pools.get(_ending(tok), ())
                 out.append(rng.choice(pool) if pool and rng.random() < rate else tok)
             else:
                 out.append(tok)
         return "".join(out)
 
-    def title(self, template: str, rng: random.Random, names: dict[str, str]) -> str:
+    def title(
+        self, template: str, rng: random.Random, names: dict[str, str], topic: int | None = None
+    ) -> str:
         # Title case would make every word look like a name: lower the plain words first.
         plain = " ".join(w if tx.is_name(w) else w.lower() for w in template.split())
-        text = self.sentence(plain, rng, names, 0.6)
+        text = self.sentence(plain, rng, names, 0.6, topic)
         return text[:1].upper() + text[1:]
 
+    def related(self, index: int) -> int:
+        """The seed paper distractor `index` is related to."""
+        return index % len(self.papers)
+
     def plan(self, index: int, seed: int) -> tuple[str, list[str]]:
-        """The title template and sentence templates of distractor `index`: the sentences of one
-        seed paper, about half of them swapped for sentences of random others."""
+        """The title template and sentence templates of distractor `index`: its related paper's
+        title, and as many sentences as that paper has, each from another seed paper (one per
+        paper) at the same place in its abstract."""
         rng = random.Random(f"{seed}:{index}")
-        primary = index % len(self.papers)
+        primary = self.related(index)
         own = self.sentences[primary]
-        chosen = [
-            s if rng.random() < 0.5 else rng.choice(self.sentences[rng.randrange(len(self.papers))])
-            for s in own
-        ]
+        others = [k for k, ss in enumerate(self.sentences) if ss and k != primary]
+        donors = rng.sample(others, min(len(own), len(others)))
+        chosen = []
+        for j, k in enumerate(donors):
+            theirs = self.sentences[k]
+            chosen.append(theirs[min(len(theirs) - 1, j * len(theirs) // len(own))])
         return self.papers[primary].title or own[0], chosen
+
+
+def _pools(texts: Iterable[str]) -> dict[str, list[str]]:
+    """The content words of `texts` by ending (see `_ending`)."""
+    pools: dict[str, set[str]] = defaultdict(set)
+    for text in texts:
+        for w in re.findall(r"\b[a-z]{4,}\b", text):
+            if w not in tx.STOP_WORDS:
+                pools[_ending(w)].add(w)
+    return {k: sorted(v) for k, v in pools.items()}
 
 
 def generate(
@@ -154,18 +190,24 @@ def generate(
 
     def write_sentence(i: int, j: int, level: int) -> str:
         rng = random.Random(f"{seed}:{i}:{j}:{level}")
-        return rewriter.sentence(plans[i][1][j], rng, names[i], SWAP_RATES[level])
+        return rewriter.sentence(plans[i][1][j], rng, names[i], SWAP_RATES[level], rewriter.related(i))
 
     keep = {(i, j): write_sentence(i, j, 0) for i in range(n) for j in range(len(plans[i][1]))}
-    titles = [rewriter.title(t, random.Random(f"{seed}:{i}:t"), names[i]) for i, (t, _) in enumerate(plans)]
+    titles = [
+        rewriter.title(t, random.Random(f"{seed}:{i}:t"), names[i], rewriter.related(i))
+        for i, (t, _) in enumerate(plans)
+    ]
     cosine: dict[tuple[int, int], float] = {}
+    vectors: dict[tuple[int, int], object] = {}
     pending = list(keep)
     rewritten = stated = 0
     for level in range(len(SWAP_RATES)):
         if level:  # rewrite the failing sentences afresh, with more words replaced
             rewritten += len(pending) if level == 1 else 0
             keep.update({k: write_sentence(*k, level) for k in pending})
-        cosine.update(zip(pending, _max_cosine(embedder, [keep[k] for k in pending], seed_vectors)))
+        found, unit = _max_cosine(embedder, [keep[k] for k in pending], seed_vectors)
+        cosine.update(zip(pending, found))
+        vectors.update(zip(pending, unit))
         failing = [k for k in pending if cosine[k] > MAX_COSINE or states_fact(keep[k])]
         stated += sum(states_fact(keep[k]) for k in failing) if level == 0 else 0
         pending = failing
@@ -186,6 +228,11 @@ def generate(
         stated_fact=stated,
         dropped=len(pending),
         max_cosine=round(max((cosine[k] for k in keep), default=0.0), 4),
+        **_paper_closeness(
+            rewriter.sentences,
+            seed_vectors,
+            [[vectors[(i, j)] for j in range(len(t)) if (i, j) in keep] for i, (_, t) in enumerate(plans)],
+        ),
     )
     return records, stats
 
@@ -212,14 +259,38 @@ def _unit(vectors):
     return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-9)
 
 
-def _max_cosine(embedder: Embedder, sentences: list[str], seed_vectors) -> list[float]:
-    if not sentences:
-        return []
+def _max_cosine(embedder: Embedder, sentences: list[str], seed_vectors) -> tuple[list[float], list]:
+    """Each sentence's highest cosine to a seed sentence, and its unit vector."""
     out: list[float] = []
+    units: list = []
     for start in range(0, len(sentences), 2048):
         vectors = _unit(embedder.embed_batch(sentences[start : start + 2048]))
         out += (vectors @ seed_vectors.T).max(axis=1).tolist()
-    return out
+        units += list(vectors)
+    return out, units
+
+
+def _paper_closeness(seed_sentences: list[list[str]], seed_vectors, distractors: list[list]) -> dict:
+    """How close papers are as wholes (the cosine of the means of their sentence vectors): each
+    distractor to its nearest seed paper, and each seed paper to its nearest other seed paper, as
+    medians and maxima."""
+    import numpy as np
+
+    def means(groups):
+        return _unit([np.mean(g, axis=0) if len(g) else np.zeros(seed_vectors.shape[1]) for g in groups])
+
+    bounds = np.cumsum([0] + [len(ss) for ss in seed_sentences])
+    seeds = means([seed_vectors[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+    among = seeds @ seeds.T
+    np.fill_diagonal(among, -1.0)
+    nearest_seed = among.max(axis=1)
+    nearest = (means(distractors) @ seeds.T).max(axis=1) if distractors else np.zeros(1)
+    return {
+        "paper_cosine_p50": round(float(np.median(nearest)), 4),
+        "paper_cosine_max": round(float(nearest.max()), 4),
+        "seed_paper_cosine_p50": round(float(np.median(nearest_seed)), 4),
+        "seed_paper_cosine_max": round(float(nearest_seed.max()), 4),
+    }
 
 
 def write(path: Path, records: list[dict], stats: DistractorStats) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import re
 import statistics
 
 import pytest
 
-from eval.distractors import MAX_COSINE, generate
+from eval.distractors import MAX_COSINE, Rewriter, generate
 from eval.runner import ItemResult
 from eval.scale import changed, paired_first_token, scale_summary, section
 from rag import text as tx
@@ -51,6 +52,24 @@ def test_distractors_share_the_field_but_not_the_facts_names_or_numbers():
     assert min(shared) >= 3  # the field's words stay
     assert stats.max_cosine <= MAX_COSINE
     assert stats.sentences > 0 and stats.papers == 30
+
+
+def test_a_distractor_is_related_to_one_seed_paper_but_takes_none_of_its_sentences():
+    rewriter = Rewriter(SEEDS)
+    source = {s: k for k, ss in enumerate(rewriter.sentences) for s in ss}
+    for i in range(12):
+        title, templates = rewriter.plan(i, seed=5)
+        related = rewriter.related(i)
+        assert title == SEEDS[related].title
+        donors = [source[t] for t in templates]
+        assert related not in donors  # no twin: its related paper's sentences stay out
+        assert len(set(donors)) == len(donors) == 2  # one sentence from each other paper
+    # the related paper's words come into the rewrite: its topic, in other papers' sentences
+    rng = random.Random(0)
+    written = " ".join(rewriter.sentence(rewriter.sentences[1][0], rng, {}, 0.9, topic=0) for _ in range(20))
+    assert tx.content_words(written) & (
+        tx.content_words(SEEDS[0].abstract) - tx.content_words(SEEDS[1].abstract)
+    )
 
 
 def _result(config, n, item, type_="factoid", hit=1.0, abstained=False, answered=True, first=None):
