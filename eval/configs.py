@@ -57,8 +57,13 @@ CONFIGS: dict[str, Config] = {
         ),
         Config(
             "onepaper560",
-            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole (560 tokens)",
+            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole (560 tokens; the default since round 19)",
             {"one_paper_within": 0.2},
+        ),
+        Config(
+            "allpapers",
+            "hybrid, a one-paper question reads every paper near the best sentence (the default before round 19)",
+            {"one_paper_within": 0.0},
         ),
         Config(
             "budget650", "hybrid with a 650-token source budget (560 by default)", {"context_tokens": 650}

@@ -61,10 +61,10 @@ class DistractorStats:
     dropped: int  # still failing at the highest rate: left out
     max_cosine: float
     # each distractor to its nearest seed paper as a whole, and each seed paper to its nearest other
-    paper_cosine_p50: float = 0.0
-    paper_cosine_max: float = 0.0
-    seed_paper_cosine_p50: float = 0.0
-    seed_paper_cosine_max: float = 0.0
+    paper_cosine_p50: float
+    paper_cosine_max: float
+    seed_paper_cosine_p50: float
+    seed_paper_cosine_max: float
 
 
 def _ending(word: str) -> str:

@@ -200,14 +200,15 @@ def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embed
         ],
     )
     ingest([corpus], store, embedder, chunk_tokens=60)
-    # Near-copy sources kept: under the fake embedder the injected sentence is close to a seed one,
-    # and this test is about how a hostile abstract is quoted once it is a source.
+    # Near-copy and weaker sources kept: under the fake embedder the injected sentence is close to a
+    # seed one, and this test is about how a hostile abstract is quoted once it is a source.
     pipeline, llm = make_pipeline(
         store,
         embedder,
         ["PWNED [1]. Knowledge entropy declines [5]."],
         answer_k=3,
         duplicate_source_cosine=0.0,
+        one_paper_within=0.0,
     )
     answer = pipeline.ask("knowledge entropy pretraining")
     user = llm.prompts[0][1]["content"]
