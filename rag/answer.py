@@ -29,7 +29,7 @@ from rag.prompts import (
     SYSTEM_PROMPT,
     USER_TEMPLATE,
 )
-from rag.retrieve import HybridRetriever, on_paper, on_subject, search
+from rag.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
 from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
@@ -288,12 +288,15 @@ class Pipeline:
     def sources(self, question: str, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the
         settings' token budget (`evidence.select_evidence`). A question about one paper gets the
-        one-paper budget and, when set, only papers that score near the first one as a whole."""
+        one-paper budget and, when set, only papers that score near the first one as a whole or
+        that hold a rare name of the question the first one lacks."""
         s = self.settings
         several = asks_for_papers(question)
         budget = s.context_tokens if several else min(s.context_tokens, s.one_paper_context_tokens)
+        within = 0.0 if several else s.one_paper_within
+        named = rare_names(question, self.store) if within else []
         return select_evidence(question, query_vector, results, self.embedder, budget_tokens=budget,
-                               keep_within=s.source_within, paper_within=0.0 if several else s.one_paper_within,
+                               keep_within=s.source_within, paper_within=within, named=named,
                                vectors=self.sentence_vectors, duplicate_cosine=s.duplicate_source_cosine,
                                duplicates=s.duplicate_sources)  # fmt: skip
 

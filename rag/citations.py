@@ -10,7 +10,8 @@ from rag.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Citation
 
 MARKER = re.compile(r"\[\s*(?:(?:sources?|ref)\s*)?(\d+(?:\s*[,;]\s*(?:(?:sources?)\s*)?\d+)*)\s*\]", re.I)
-_TRAILING = re.compile(r"([.!?])((?:\s*" + MARKER.pattern + r")+)", re.I)
+# Not when a word follows: "... LLMs. [1] uses X" opens the next sentence with the paper as subject.
+_TRAILING = re.compile(r"([.!?])((?:\s*" + MARKER.pattern + r")++)(?!\s*(?-i:[a-z]))", re.I)
 
 
 def parse_markers(text: str) -> list[int]:
@@ -44,7 +45,7 @@ def attach_trailing_markers(text: str) -> str:
 # or opens the sentence: "proposed by [1]", "The papers are [1] and [2]", "[1] proposes".
 _NOUN_BEFORE = re.compile(
     r"(?:^|\b(?:is|are|was|were|by|from|in|see|and|or|namely|called|titled|paper|papers|work|works|"
-    r"study|studies|article|source|both|including|like)|[:,(])\s*$",
+    r"study|studies|article|source|both|including|like|while|whereas)|[:,(.!?])\s*$",
     re.I,
 )
 

@@ -5,6 +5,7 @@ costs the answer: choose by relevance (embedding + word overlap), never by posit
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -13,7 +14,7 @@ import numpy as np
 from rag.embedding import Embedder
 from rag.prompts import INSTRUCTION_PATTERNS
 from rag.sentence_vectors import SentenceVectors
-from rag.text import content_words, estimate_tokens, overlap, sentence_spans, states_contribution
+from rag.text import content_words, estimate_tokens, name_in, overlap, sentence_spans, states_contribution
 from rag.types import Paper, SearchResult
 
 _INSTRUCTION = re.compile("|".join(INSTRUCTION_PATTERNS), re.I)
@@ -60,11 +61,13 @@ def select_evidence(
     vectors: SentenceVectors | None = None,
     duplicate_cosine: float = 0.0,
     duplicates: Literal["drop", "best_sentence"] = "drop",
+    named: Sequence[str] = (),
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped: by their
     best sentence (`keep_within`) and, with `paper_within` (0: off), by their paper score
-    (`paper_score`) against the first paper's. With `duplicate_cosine`, a paper whose best
+    (`paper_score`) against the first paper's. A paper holding one of the question's `named`
+    methods or datasets that the first paper lacks is kept by both. With `duplicate_cosine`, a paper whose best
     sentence repeats a better-ranked source's is dropped too (`duplicates="drop"`) or kept with
     its best sentence only (`"best_sentence"`)."""
     qv = np.asarray(query_vector, dtype=np.float32)
@@ -79,14 +82,26 @@ def select_evidence(
     sources = [ev for ev in sources if ev.sentences]
     if not sources:
         return []
+    # "What does X use, and how fast is Y?" asks about two papers: the one naming Y stays.
+    elsewhere = [n for n in named if not name_in(n, sources[0].paper.text)]
+
+    def named_here(ev: Evidence) -> bool:
+        return any(name_in(n, ev.paper.text) for n in elsewhere)
+
     best = max(max(s.score for s in ev.sentences) for ev in sources)
-    kept = [ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within]
+    kept = [
+        ev for ev in sources if max(s.score for s in ev.sentences) >= best - keep_within or named_here(ev)
+    ]
     if paper_within:
         # Measured from the paper search ranked first, which stays: search also weighs the title
         # and the question's rare names, so a paper scoring higher here is not thereby better
         # (test unan-12 at 10,000 lost the hyper-connections paper to two distractors that way).
         scores = [paper_score([s.score for s in ev.sentences]) for ev in kept]
-        kept = [ev for k, ev in enumerate(kept) if k == 0 or scores[k] >= scores[0] - paper_within]
+        kept = [
+            ev
+            for k, ev in enumerate(kept)
+            if k == 0 or scores[k] >= scores[0] - paper_within or named_here(ev)
+        ]
     copies = repeats(kept, duplicate_cosine) if duplicate_cosine else set()
     if copies and duplicates == "drop":
         kept, copies = [ev for k, ev in enumerate(kept) if k not in copies], set()

@@ -33,6 +33,29 @@ def test_parse_and_strip_markers():
     assert parse_markers("A [1]. B [2, 3] and [Source 4][5].") == [1, 2, 3, 4, 5]
     assert strip_markers("Entropy declines [1].") == "Entropy declines."
     assert attach_trailing_markers("It declines. [1] Next.") == "It declines [1]. Next."
+    # A marker that a word follows is the next sentence's subject ("[1] uses X"), not a trailing one.
+    assert attach_trailing_markers("They differ. [1] uses X.") == "They differ. [1] uses X."
+
+
+def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
+    # "X does A, and Y does B." backs each clause with its own paper; whole, no one source holds
+    # both numbers.
+    emb, ev = _evidence()
+    draft = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 100 million nodes."
+    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    assert not checked.removed, checked.removed
+    assert [s.text for s in checked.sentences] == [
+        "The method improves embedding benchmarks by 10.5 percent.",
+        "It scales to graphs with 100 million nodes.",
+    ]
+    assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
+    # A clause no source backs is removed alone; the backed one stays.
+    mixed = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 900 million nodes."
+    checked = check_answer(mixed, ev, emb, Trust(support_threshold=0.3))
+    assert [s.text for s in checked.sentences] == [
+        "The method improves embedding benchmarks by 10.5 percent."
+    ]
+    assert [r.text for r in checked.removed] == ["It scales to graphs with 900 million nodes."]
 
 
 def test_invented_numbers_are_removed_and_counted():
@@ -236,3 +259,29 @@ def test_a_paper_matching_in_one_sentence_only_is_no_source_with_paper_within():
     # Measured from the paper search ranked first, which stays (search also weighs titles and names).
     results.reverse()
     assert ids(0.2) == ["p-one", "p-a"]
+
+
+def test_a_paper_the_question_names_stays_a_source_under_the_one_paper_rules():
+    # "What does FlashMem cut, and which birds does BirdNet hear?" asks about two papers: the one
+    # naming BirdNet stays though it matches the question less well than the first as a whole.
+    emb = FakeEmbedder()
+    results = _results(
+        [
+            ("p-a", "FlashMem cuts the memory of attention on long documents. Attention on long documents "
+             "then needs half the memory. Long documents fit in memory with FlashMem."),
+            ("p-b", "BirdNet hears songbirds. Rivers flood the valley every year."),
+            ("p-c", "Rivers flood the valley every year. Birds sing at dawn in spring."),
+        ]
+    )  # fmt: skip
+    question = "What does FlashMem cut on long documents, and which birds does BirdNet hear?"
+
+    def ids(named=(), within=0.2, keep=0.35):
+        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=keep,
+                             paper_within=within, named=named)  # fmt: skip
+        return [e.paper.id for e in ev]
+
+    assert ids(within=0.0, keep=10) == ["p-a", "p-b", "p-c"]
+    assert ids() == ["p-a"]  # the one-paper rules alone keep the first paper only
+    assert ids(named=["FlashMem", "BirdNet"]) == ["p-a", "p-b"]
+    # A name the first paper holds keeps no other paper.
+    assert ids(named=["FlashMem"]) == ["p-a"]

@@ -158,6 +158,9 @@ def test_refusal_rules():
     assert not is_refusal("Time-MoE uses a sparse mixture-of-experts design [1].")
     assert unstated_focus("How many GPUs were used to train Time-MoE?", [ABSTRACTS["e1wDDFmlVu"]]) == ["GPUs"]
     assert unstated_focus("How many recording hours does BirdSet have?", [ABSTRACTS["dRXxFEY8ZE"]]) == []
+    # Asking for a paper, "how many X" says what the paper does: the answer is the paper, not a count.
+    rank_paper = "Is there a paper that picks how many GPUs each layer of Time-MoE gets?"
+    assert unstated_focus(rank_paper, [ABSTRACTS["e1wDDFmlVu"]]) == []
     trust = Trust(min_relevance=0.3)
     assert trust.before_generation("anything", 0.1, []).code == "low_relevance"
     assert trust.without("low_relevance").before_generation("anything", 0.1, []) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -147,11 +148,16 @@ def check_answer(
         for line in draft.splitlines()
         for s in tx.sentences(name_noun_markers(attach_trailing_markers(line), titles))
     ]
-    plain = [strip_markers(t) for t in raw]
-    # A paper named by its title is backed by that title; the rest of the sentence is checked.
-    named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
-    claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
-    vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
+
+    def prepared(texts: Sequence[str], whole: bool) -> list[tuple]:
+        plain = [strip_markers(t) for t in texts]
+        # A paper named by its title is backed by that title; the rest of the sentence is checked.
+        named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
+        claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
+        vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
+        return list(zip(texts, plain, claims, named, vectors, [whole] * len(texts)))
+
+    queue = deque(prepared(raw, True))
     question_words = frozenset(tx.content_words(question))
     asked = question_words if tx.asks_for_paper(question) else frozenset()
     one_paper = bool(asked) and not tx.asks_for_papers(question)
@@ -183,9 +189,10 @@ def check_answer(
         supported.append(quoted.text)
         return True
 
-    for text, sentence, claim, names_, vec in zip(raw, plain, claims, named, vectors):
+    while queue:
+        text, sentence, claim, names_, vec, whole = queue.popleft()
         cited = list(dict.fromkeys(parse_markers(text)))
-        invented += sum(1 for n in cited if n not in offered)
+        invented += sum(1 for n in cited if n not in offered) if whole else 0
         cited = [n for n in cited if n in offered]
         if not sentence:
             continue
@@ -240,6 +247,11 @@ def check_answer(
             supported.append(claim)
             continue
         if restates and by_paper(answer[0]):  # several papers asked for: one restating sentence each
+            continue
+        # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
+        parts = tx.clauses(text) if whole else [text]
+        if len(parts) > 1:
+            queue.extendleft(reversed(prepared(parts, False)))
             continue
         # Report the checks against the source the model cited, or the closest one.
         checked_cited = [n for n in cited if n in verdicts]

@@ -202,9 +202,11 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
     """For "how many X" / "how much X": the words of X that no text contains. (The same test of
     "what X does ..." questions gained one refusal on dev at no cost, but on test it refused two
     answerable questions whose sources name the thing asked for in other words, "dataset" and
-    "fraction", for one refusal gained: it did not hold, and is not here.)"""
+    "fraction", for one refusal gained: it did not hold, and is not here.) A question that asks
+    for a paper counts nothing: its "how many X" describes the paper ("Is there a paper that picks
+    how many dimensions each layer gets?"), and the answer is the paper, not a number."""
     m = _QUANTITY.search(question)
-    if not m:
+    if not m or tx.asks_for_paper(question):
         return []
     focus = []
     for word in m.group(1).split():

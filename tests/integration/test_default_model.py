@@ -152,3 +152,14 @@ def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
     answer = pipeline.ask(question)
     assert not answer.abstained, answer.abstain_reason
     assert {"e1wDDFmlVu", "eFGQ97z5Cd"} & {c.paper_id for c in answer.citations}, answer.text
+
+
+def test_a_two_part_question_about_two_papers_answers_both_from_their_own_papers(pipeline):
+    # The one-paper rule keeps a second paper the question names ("CodePlan"), and a sentence
+    # joining both answers is checked clause by clause.
+    answer = pipeline.ask(
+        "What model-wide activation sparsity does TEAL achieve, and what does CodePlan generate before answering?"
+    )
+    assert not answer.abstained, answer.abstain_reason
+    assert {"dGVZwyq5tV", "dCPF1wlqj8"} <= {c.paper_id for c in answer.citations}, answer.text
+    assert re.search(r"40", answer.text) and re.search(r"code-form plan|plan", answer.text, re.I), answer.text
