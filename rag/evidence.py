@@ -66,10 +66,10 @@ def select_evidence(
     """Sentences of the top papers, best first, until the budget is spent. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped: by their
     best sentence (`keep_within`) and, with `paper_within` (0: off), by their paper score
-    (`paper_score`) against the first paper's. A paper holding one of the question's `named`
-    methods or datasets that the first paper lacks is kept by both. With `duplicate_cosine`, a paper whose best
-    sentence repeats a better-ranked source's is dropped too (`duplicates="drop"`) or kept with
-    its best sentence only (`"best_sentence"`)."""
+    (`paper_score`) against the first paper's; a paper holding one of the question's `named`
+    methods or datasets that the first paper lacks is kept by both. With `duplicate_cosine`, a
+    paper whose best sentence repeats a better-ranked source's is dropped too
+    (`duplicates="drop"`) or kept with its best sentence only (`"best_sentence"`)."""
     qv = np.asarray(query_vector, dtype=np.float32)
     qwords = content_words(question)
     sources: list[Evidence] = []

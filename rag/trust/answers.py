@@ -132,7 +132,9 @@ def check_answer(
 ) -> Checked:
     """Check every sentence of `draft` against the sources it cites. A sentence whose cited
     source fails a check is given to another offered source that passes all of them (small
-    models misplace markers), else removed and listed with its failed checks.
+    models misplace markers); failing that, a sentence joining two statements ("X is 11.07, and
+    Y works in Lean.") is checked clause by clause, and what still fails is removed and listed
+    with its failed checks.
 
     Asked for a paper, a sentence that names one by its title ("“BirdSet: ...” introduces a
     benchmark for classifying bird sounds") says that paper is what the question describes, in
