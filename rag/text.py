@@ -234,9 +234,23 @@ def _singular(name: str) -> str:
     return name[:-1] if _ACRONYM.match(name) and name.endswith("s") else name
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_LOWER_WORD = re.compile(r"(?<![A-Za-z0-9])[a-z]+(?![A-Za-z0-9])")
+
+
 def name_in(name: str, text: str) -> bool:
     """Whether `name` occurs in `text` as a whole token or token run, ignoring case, hyphens and
-    spacing; an acronym also matches the words it abbreviates ("LLMs" ~ "large language models")."""
+    spacing; an acronym also matches the words it abbreviates ("LLMs" ~ "large language models").
+    A coined name with a capital inside ("LaW", "MoE") is not the lower-case word it spells: the
+    Time-MoE abstract's "scaling law" does not name LaW."""
+    if _CAMEL.search(name):
+        coined = {part.lower() for part in re.findall(r"[A-Za-z0-9]+", name) if part != part.lower()}
+
+        def mask(m: re.Match) -> str:  # " 0q0 ": no name matches it, so its neighbours stay apart
+            word = m.group()
+            return " 0q0 " if word in coined or word.removesuffix("s") in coined else word
+
+        text = _LOWER_WORD.sub(mask, text)
     spaced = " " + re.sub(r"[^a-z0-9]+", " ", normalize(text)) + " "
     tokens = spaced.split()
     variants = {name, _singular(name)}

@@ -58,6 +58,39 @@ def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
     assert [r.text for r in checked.removed] == ["It scales to graphs with 900 million nodes."]
 
 
+def test_lines_under_a_heading_that_names_a_method_must_come_from_a_paper_naming_it():
+    # "The two steps of LoLCATs are:" over another paper's steps: each line passes the checks on
+    # its own, but the heading says whose steps they are.
+    emb, ev = _evidence()
+    draft = (
+        "The two steps of MoE routers are:\n"
+        "Routing weights serve as embeddings without finetuning.\n"
+        "It scales to graphs with 100 million nodes.\n"
+        "Graph Transformers at Scale scales to graphs with 100 million nodes."
+    )
+    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    assert [r.text for r in checked.removed] == ["It scales to graphs with 100 million nodes."]
+    assert any("heading" in c.detail for c in checked.removed[0].checks if not c.passed)
+    shown = [s.text for s in checked.sentences if s.supported]
+    assert shown[0] == "Routing weights serve as embeddings without finetuning."
+    # A line naming another paper is not under the heading.
+    assert shown[1].startswith("Graph Transformers at Scale")
+    assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
+    assert checked.text.startswith("The two steps of MoE routers are:")
+    # A heading none of whose lines stays goes with them.
+    orphan = check_answer(
+        "The two steps of MoE routers are:\nIt scales to graphs with 100 million nodes.\n"
+        "Graph Transformers at Scale scales to graphs with 100 million nodes.",
+        ev,
+        emb,
+        Trust(support_threshold=0.3),
+    )
+    assert "MoE routers" not in orphan.text and orphan.text.startswith("Graph Transformers at Scale")
+    # Without the heading the same line stands.
+    plain = check_answer("It scales to graphs with 100 million nodes.", ev, emb, Trust(support_threshold=0.3))
+    assert not plain.removed
+
+
 def test_invented_numbers_are_removed_and_counted():
     emb, ev = _evidence()
     checked = check_answer(

@@ -57,6 +57,18 @@ def test_content_words_are_stemmed_without_stop_words():
     assert tx.estimate_tokens("") == 1 and tx.estimate_tokens("one two three") > 3
 
 
+def test_a_coined_name_is_not_the_lower_case_word_it_spells():
+    # The Time-MoE abstract validates "scaling laws": it does not name LaW (Knowledge Washing).
+    assert not tx.name_in("LaW", "we validate the applicability of scaling laws for training")
+    assert tx.name_in("LaW", "We propose LaW, which updates the MLP layers")
+    assert not tx.name_in("MoE", "moe is a word here") and tx.name_in("MoE", "a sparse MoE design")
+    assert not tx.name_in("Time-MoE", "time-moe") and tx.name_in("Time-MoE", "Time-MoE scales")
+    # Its lower-case parts still match, and acronyms still match the words they abbreviate.
+    assert tx.name_in("BoN-aware", "our BoN-aware models learn")
+    assert tx.name_in("MoE", "mixture-of-experts (MoE) routing")
+    assert tx.name_in("LLMs", "large language models")
+
+
 def test_empty_slots_where_a_name_was_are_detected():
     assert tx.has_empty_slot("The work by  claims that entropy declines [1].")
     assert tx.has_empty_slot("The papers that deal with unlearning are  and [1][2].")

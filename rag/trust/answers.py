@@ -191,6 +191,27 @@ def check_answer(
         supported.append(quoted.text)
         return True
 
+    def own_names(claim: str) -> list[str]:
+        """The names of `claim` that tell the offered papers apart (not in every one of them)."""
+        return [
+            n
+            for n in sorted(tx.names(claim))
+            if not all(tx.name_in(n, ev.paper.text) for ev in offered.values())
+        ]
+
+    # "The two steps of LoLCATs are:": the lines under a heading are LoLCATs', so their source must
+    # name LoLCATs; a heading none of whose lines stays goes too. Where it sits in `shown`, how
+    # many sentences had been removed when it came, and the names it gives.
+    heading: tuple[int, int] | None = None
+    subject: list[str] = []
+    asked_names = tx.names(question)
+
+    def close_heading() -> None:
+        nonlocal heading, subject
+        if heading and len(shown) == heading[0] + 1 and len(removed) > heading[1]:
+            del shown[heading[0]]
+        heading, subject = None, []
+
     while queue:
         text, sentence, claim, names_, vec, whole = queue.popleft()
         cited = list(dict.fromkeys(parse_markers(text)))
@@ -198,6 +219,11 @@ def check_answer(
         cited = [n for n in cited if n in offered]
         if not sentence:
             continue
+        # A line naming another paper (by its title, or as the question names it) is not under it.
+        if sentence.endswith(":") or names_ or (tx.names(claim) & asked_names) - set(subject):
+            close_heading()
+        if sentence.endswith(":"):
+            heading, subject = (len(shown), len(removed)), own_names(claim)
         if not has_claim(claim) or sentence.endswith(":"):  # "Yes.", "The papers are:"
             if names_ and one_paper and can_confirm and by_paper(names_[0]):
                 continue  # "It can be found in “Title” [1].": shown as the paper's quoted sentence
@@ -229,6 +255,12 @@ def check_answer(
         verdicts = {
             n: trust.verify(claim, vec, ev, given=given, asked=question_words) for n, ev in candidates.items()
         }
+        if subject and "names" in trust.checks:
+            for n, v in verdicts.items():
+                lacking = [h for h in subject if not tx.name_in(h, offered[n].paper.text)]
+                if lacking:
+                    detail = f"the name {lacking[0]} of the heading above it is not in the source"
+                    v.checks.append(Check("names", False, detail))
         good = [n for n in cited if n in verdicts and verdicts[n].passed]
         attributed = False
         if not good:
@@ -271,6 +303,7 @@ def check_answer(
         removed.append(
             AnswerSentence(sentence, [], False, verdicts[blame].score if blame else 0.0, False, checks)
         )
+    close_heading()
     citations = renumber(shown, offered, passage)
     text = render_text(shown, citations)
     return Checked(text, shown, removed, citations, invented, supported)
