@@ -111,8 +111,11 @@ def name_hits(
 def on_subject(query: str, results: list[SearchResult], store: Store) -> list[SearchResult]:
     """The results that mention a rare name of the query, when any does: a paper that never names
     the method asked about is no source for a claim about it. Unchanged when the query names
-    nothing rare or no result mentions it."""
+    nothing rare or no result mentions it. Asked "Which papers X with an LLM or Y?", each
+    alternative is another paper's subject: only a name every alternative gives is required."""
     names = rare_names(query, store)
+    for alternative in tx.alternatives(query):
+        names = [n for n in names if tx.name_in(n, alternative)]
     if not names:
         return results
     kept = [r for r in results if any(tx.name_in(n, r.paper.text) for n in names)]

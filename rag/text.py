@@ -358,21 +358,63 @@ _OR = re.compile(r"\s+or\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
 
 
+# Endings of nouns and adjectives ("forgetting", "compression", "visual", "toolkits", "masked"):
+# a word without one that starts a long second alternative is read as a verb ("adapt", "give").
+_NOUN_ENDINGS = (
+    "ing",
+    "ion",
+    "al",
+    "s",
+    "ed",
+    "ity",
+    "ment",
+    "ness",
+    "ence",
+    "ance",
+    "ics",
+    "ive",
+    "ous",
+    "er",
+    "or",
+)
+
+
+def _starts_predicate(words: Sequence[str]) -> bool:
+    """Whether an alternative reads as a verb and its object ("adapt CLIP with few labels",
+    "fine-tune SAM for several tasks"), not as a noun phrase ("problem instances", "3D humans from
+    video", "with masked image modeling")."""
+    if len(words) < 3 or words[0].lower() in STOP_WORDS or is_name(words[0]):
+        return False
+    last = words[0].lower().split("-")[-1]
+    noun = any(last.endswith(e) and len(last) - len(e) >= 3 for e in _NOUN_ENDINGS) and not last.endswith(
+        "ss"
+    )
+    return last.isalpha() and not noun
+
+
 def alternatives(question: str) -> list[str]:
     """A question for several papers that joins two descriptions by "or" ("Which papers study
     machine unlearning or forgetting knowledge?"), asked once for each description ("... study
     machine unlearning?", "... study forgetting knowledge?"): each may be another paper's, and one
     search for both favours papers that mention both. The first alternative is taken to be as
-    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting"."""
+    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting";
+    unless the second reads as a verb and its object: "Which papers fine-tune SAM or adapt CLIP
+    with few labels?" asks "Which papers fine-tune SAM?" and "Which papers adapt CLIP with few
+    labels?"."""
+    asks = _ASKS_FOR_PAPER.search(question)
     head = asks_for_papers(question) and _OR.search(question)
-    if not head:
+    if not asks or not head:
         return []
     end = _PHRASE_END.search(question, head.end())
     b_end = end.start() if end else len(question)
     second = question[head.end() : b_end].split()
+    before = question[: head.start()].split()
+    # The rest of the question after the second alternative, unless a third one follows.
+    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
+    if _starts_predicate(second) and len(content_words(question[asks.end() : head.start()])) >= 2:
+        return [f"{' '.join(before)}{rest}", f"{question[: asks.end()]} {' '.join(second)}{rest}"]
     while second and second[0].lower() in STOP_WORDS:
         second.pop(0)
-    before = question[: head.start()].split()
     first = before[-min(len(second), 2) :] if second else []
     # "Which papers improve or build on LoRA": the "or" joins verbs, not two descriptions.
     if (
@@ -382,8 +424,6 @@ def alternatives(question: str) -> list[str]:
     ):
         return []
     prefix = " ".join(before[: len(before) - len(first)])
-    # The rest of the question after the second alternative, unless a third one follows.
-    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
     return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]
 
 

@@ -103,7 +103,7 @@ Confirm = Callable[[Evidence], "bool | None"]
 
 
 def _paper_answer(
-    described: tuple[np.ndarray, set[str]], ev: Evidence, trust: Trust, confirm: Confirm
+    described: Sequence[tuple[np.ndarray, set[str]]], ev: Evidence, trust: Trust, confirm: Confirm
 ) -> tuple[float, Sentence, Check] | None:
     """Asked which paper, a sentence that names one in the question's own words ("The work by
     “X” shows that <the question's words>", "It is titled “X” [1]") claims that the paper is what
@@ -111,10 +111,13 @@ def _paper_answer(
     not give, so it is checked twice: the paper's best sentence must fit the description (cosine +
     word overlap >= `min_paper_fit`) and the model, shown the paper's evidence, must confirm it.
     The sentence shown is then that paper sentence, quoted: the restatement is never shown as a
-    fact. `described`: what the question describes (`text.paper_description`), embedded, and its
-    content words. Returns (fit, the sentence, the check), or None."""
-    vector, words = described
-    score = max((fit(vector, words, s) for s in ev.sentences), default=0.0)
+    fact. `described`: what the question describes (`text.paper_description`) and, asked for
+    papers that do X or Y, each of X and Y: embedded, with their content words; the paper is
+    measured against the one it fits best. Returns (fit, the sentence, the check), or None."""
+    score, vector, words = max(
+        ((max((fit(v, w, s) for s in ev.sentences), default=0.0), v, w) for v, w in described),
+        key=lambda t: t[0],
+    )
     if score < trust.min_paper_fit or confirm(ev) is not True:
         return None
     sentence = best_told(vector, words, ev)
@@ -173,9 +176,10 @@ def check_answer(
     can_confirm = confirm is not None and "paper_fit" in trust.checks
 
     @functools.cache
-    def described() -> tuple[np.ndarray, set[str]]:  # embedded once, for whichever paper needs it
-        description = tx.paper_description(question)
-        return np.asarray(embedder.embed(description), dtype=np.float32), tx.content_words(description)
+    def described() -> list[tuple[np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
+        texts = [tx.paper_description(q) for q in [question, *tx.alternatives(question)]]
+        vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
+        return [(v, tx.content_words(t)) for v, t in zip(vectors, texts)]
 
     def by_paper(n: int) -> bool:
         """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
@@ -280,7 +284,8 @@ def check_answer(
             shown.append(AnswerSentence(sentence, good, True, score, attributed, checks))
             supported.append(claim)
             continue
-        if restates and by_paper(answer[0]):  # several papers asked for: one restating sentence each
+        # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
+        if restates and [n for n in names_ or cited if by_paper(n)]:
             continue
         # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
         parts = tx.clauses(text) if whole else [text]
