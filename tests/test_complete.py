@@ -89,6 +89,25 @@ def test_alternatives_of_a_several_papers_question():
         "Which papers recover 3D motion?",
         "Which papers recover 3D humans from video?",
     ]
+    # "or" joining two predicates (a verb and its object) asks for each predicate.
+    assert alternatives(
+        "Which papers fine-tune the Segment Anything Model or adapt CLIP with few labels?"
+    ) == [
+        "Which papers fine-tune the Segment Anything Model?",
+        "Which papers adapt CLIP with few labels?",
+    ]
+    assert alternatives(
+        "Which papers choose data by optimal control or give a recipe for tuning small LLMs?"
+    ) == [
+        "Which papers choose data by optimal control?",
+        "Which papers give a recipe for tuning small LLMs?",
+    ]
+    # A noun phrase after "or" is not a predicate: "with masked image modeling", "problem instances".
+    assert alternatives("Which papers learn from videos or with masked image modeling?") == []
+    assert alternatives("Which papers generate synthetic training data or problem instances?") == [
+        "Which papers generate synthetic training data?",
+        "Which papers generate synthetic problem instances?",
+    ]
     # One paper asked for, or no "or": nothing to split.
     assert alternatives("Which paper studies unlearning or forgetting?") == []
     assert alternatives("Which papers reduce the cost of pretraining language models?") == []

@@ -131,3 +131,25 @@ def test_a_which_paper_answer_that_names_its_paper_by_the_marker_alone_keeps_it(
     other = judge("What does LaW update?", "LaW updates MLP layers [1]. It can be found in [1].",
                   sources, FakeEmbedder(), ON, confirm=lambda ev: True)  # fmt: skip
     assert "found in" not in other["text"] and "MLP" in other["text"]
+
+
+def test_a_restating_list_names_each_paper_measured_against_its_own_alternative():
+    # "The papers that do X or Y are [1] and [2].": each listed paper is one of the answers, and
+    # fits X or Y, not both at once (dev alt-07). Between the fits to the whole description
+    # (0.61, 0.50 with the fake embedder) and to each paper's alternative (0.86, 0.72).
+    question = "Which papers decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs?"  # fmt: skip
+    draft = "The papers that decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs are [1] and [2]."  # fmt: skip
+    sources = [_source(SD_LORA, 1), _source(WASHING, 2)]
+    asked: list[str] = []
+
+    def confirm(ev):
+        asked.append(ev.paper.id)
+        return True
+
+    checked = check_answer(draft, sources, FakeEmbedder(), replace(ON, min_paper_fit=0.65), question, confirm)
+    assert asked == [SD_LORA, WASHING]
+    assert [s.citations for s in checked.sentences] == [[1], [2]]
+    assert checked.sentences[0].text.startswith("“SD-LoRA") and checked.sentences[1].text.startswith(
+        "“Large Scale"
+    )
+    assert {c.paper_id for c in checked.citations} == {SD_LORA, WASHING}

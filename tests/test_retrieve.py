@@ -112,6 +112,11 @@ def test_sources_narrow_to_the_papers_that_name_the_subject(named, embedder):
     # nothing named in the index: unchanged
     plain = search("forecasting models", named, embedder, k=3)
     assert on_subject("forecasting models with FooBarNet", plain, named) == plain
+    # "Which papers X with Time-MoE or Y?": the name is one alternative's subject, not every source's.
+    several = "Which papers train Time-MoE on forecasting data or cut optimizer memory by half?"
+    assert [r.paper.id for r in on_subject(several, results, named)] == [r.paper.id for r in results]
+    shared = "Which papers train Time-MoE on forecasting data or evaluate Time-MoE on many domains?"
+    assert [r.paper.id for r in on_subject(shared, results, named)] == ["p-named"]
 
 
 def _results(ids):
