@@ -152,7 +152,7 @@ class System:
                 variant,
                 gate=gate,
                 ask=lambda _: reply.judged,
-                confirm=lambda ev: reply.paper_confirmed.get(ev.paper.display_title),
+                confirm=lambda ev, _asked: reply.paper_confirmed.get(ev.paper.display_title),
                 complete_parts=self.pipeline.settings.complete_answers,
             )
             answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)

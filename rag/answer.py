@@ -255,8 +255,8 @@ class Pipeline:
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         confirmed: dict[str, bool] = {}
 
-        def confirm(ev: Evidence) -> bool | None:
-            verdict = self.confirm_paper(llm, question, ev)
+        def confirm(ev: Evidence, asked: str) -> bool | None:
+            verdict = self.confirm_paper(llm, asked, ev)
             if verdict is not None:
                 confirmed[ev.paper.display_title] = verdict
             return verdict

@@ -54,7 +54,7 @@ def test_a_sentence_that_names_a_paper_is_not_dropped_as_a_pointer():
 def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement():
     asked: list[str] = []
 
-    def confirm(ev):
+    def confirm(ev, question):
         asked.append(ev.paper.id)
         return True
 
@@ -71,12 +71,12 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
 
 
 def test_a_paper_the_model_does_not_confirm_is_not_shown():
-    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev: False)
+    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev, q: False)
     assert not checked.sentences and not checked.supported and len(checked.removed) == 2
 
 
 def test_a_paper_below_the_fit_is_not_put_to_the_model():
-    def confirm(ev):
+    def confirm(ev, question):
         raise AssertionError("the model is asked only about a paper that fits")
 
     checked = check_answer(
@@ -88,14 +88,14 @@ def test_a_paper_below_the_fit_is_not_put_to_the_model():
 def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
     plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION)
     off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.without("paper_fit"),
-                       QUESTION, lambda ev: True)  # fmt: skip
+                       QUESTION, lambda ev, q: True)  # fmt: skip
     assert not plain.supported and not off.supported
     assert "paper_fit" in Settings().claim_checks and "paper_fit" in CLAIM_CHECKS  # on by default
 
 
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
     draft = "The paper “SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning” reaches 99.9% accuracy on ImageNet [1]."  # fmt: skip
-    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev: True)
+    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev, q: True)
     assert not checked.supported and "99.9" in checked.removed[0].why_not
 
 
@@ -108,7 +108,7 @@ def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_
         "Yes, there is a paper on making an AI forget a huge amount of memorized facts without hurting its "
         f'reasoning. It can be found in the source titled "{ROWS[WASHING]["title"]}" [1].'
     )
-    checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, question, lambda ev: True)
+    checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, question, lambda ev, q: True)
     [shown] = checked.sentences
     assert shown.checks[0].name == "paper_fit" and checked.removed
     assert not answer_removed(question, checked)
@@ -123,13 +123,13 @@ def test_a_which_paper_answer_that_names_its_paper_by_the_marker_alone_keeps_it(
     question = "Is there a paper on making an AI erase a huge amount of memorized facts without hurting its reasoning?"  # fmt: skip
     draft = f"{question.replace('Is there', 'Yes, there is').rstrip('?')}. It can be found in [1]."
     sources = [_source(WASHING)]
-    got = judge(question, draft, sources, FakeEmbedder(), ON, confirm=lambda ev: True)
+    got = judge(question, draft, sources, FakeEmbedder(), ON, confirm=lambda ev, q: True)
     assert not got.get("abstained") and got["text"].startswith(f"“{ROWS[WASHING]['title']}” [1]: “")
     assert [c.paper_id for c in got["citations"]] == [WASHING]
     plain = clean_draft(draft, [ROWS[WASHING]["title"]])
     assert "found in" not in plain  # without the question's kind the pointer goes, as before
     other = judge("What does LaW update?", "LaW updates MLP layers [1]. It can be found in [1].",
-                  sources, FakeEmbedder(), ON, confirm=lambda ev: True)  # fmt: skip
+                  sources, FakeEmbedder(), ON, confirm=lambda ev, q: True)  # fmt: skip
     assert "found in" not in other["text"] and "MLP" in other["text"]
 
 
@@ -140,14 +140,18 @@ def test_a_restating_list_names_each_paper_measured_against_its_own_alternative(
     question = "Which papers decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs?"  # fmt: skip
     draft = "The papers that decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs are [1] and [2]."  # fmt: skip
     sources = [_source(SD_LORA, 1), _source(WASHING, 2)]
-    asked: list[str] = []
+    asked: list[tuple[str, str]] = []
 
-    def confirm(ev):
-        asked.append(ev.paper.id)
+    def confirm(ev, alternative):
+        asked.append((ev.paper.id, alternative))
         return True
 
     checked = check_answer(draft, sources, FakeEmbedder(), replace(ON, min_paper_fit=0.65), question, confirm)
-    assert asked == [SD_LORA, WASHING]
+    # The model is asked about the alternative each paper fits, not whether it answers both.
+    assert asked == [
+        (SD_LORA, "Which papers decouple LoRA updates for class incremental learning?"),
+        (WASHING, "Which papers wash large scale knowledge out of LLMs?"),
+    ]
     assert [s.citations for s in checked.sentences] == [[1], [2]]
     assert checked.sentences[0].text.startswith("“SD-LoRA") and checked.sentences[1].text.startswith(
         "“Large Scale"

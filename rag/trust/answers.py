@@ -99,11 +99,13 @@ def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
 
 
-Confirm = Callable[[Evidence], "bool | None"]
+# confirm(source, question): does the source's paper answer the question (or the alternative of it
+# that the paper fits)?
+Confirm = Callable[[Evidence, str], "bool | None"]
 
 
 def _paper_answer(
-    described: Sequence[tuple[np.ndarray, set[str]]], ev: Evidence, trust: Trust, confirm: Confirm
+    described: Sequence[tuple[str, np.ndarray, set[str]]], ev: Evidence, trust: Trust, confirm: Confirm
 ) -> tuple[float, Sentence, Check] | None:
     """Asked which paper, a sentence that names one in the question's own words ("The work by
     “X” shows that <the question's words>", "It is titled “X” [1]") claims that the paper is what
@@ -114,11 +116,13 @@ def _paper_answer(
     fact. `described`: what the question describes (`text.paper_description`) and, asked for
     papers that do X or Y, each of X and Y: embedded, with their content words; the paper is
     measured against the one it fits best. Returns (fit, the sentence, the check), or None."""
-    score, vector, words = max(
-        ((max((fit(v, w, s) for s in ev.sentences), default=0.0), v, w) for v, w in described),
+    score, asked, vector, words = max(
+        ((max((fit(v, w, s) for s in ev.sentences), default=0.0), q, v, w) for q, v, w in described),
         key=lambda t: t[0],
     )
-    if score < trust.min_paper_fit or confirm(ev) is not True:
+    # Asked "which papers do X or Y?", a paper doing X is not "the answer" to the whole: the model
+    # is asked about the alternative the paper fits.
+    if score < trust.min_paper_fit or confirm(ev, asked) is not True:
         return None
     sentence = best_told(vector, words, ev)
     detail = f"the model says this paper answers the question (fit {score:.2f})"
@@ -176,10 +180,11 @@ def check_answer(
     can_confirm = confirm is not None and "paper_fit" in trust.checks
 
     @functools.cache
-    def described() -> list[tuple[np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
-        texts = [tx.paper_description(q) for q in [question, *tx.alternatives(question)]]
+    def described() -> list[tuple[str, np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
+        asked = [question, *tx.alternatives(question)]
+        texts = [tx.paper_description(q) for q in asked]
         vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
-        return [(v, tx.content_words(t)) for v, t in zip(vectors, texts)]
+        return [(q, v, tx.content_words(t)) for q, v, t in zip(asked, vectors, texts)]
 
     def by_paper(n: int) -> bool:
         """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""

@@ -102,7 +102,7 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
         assert evidence[0].paper.id == "5U1rlpX68A"
         asked = []
 
-        def confirm(ev, question=question, asked=asked):
+        def confirm(ev, question, asked=asked):
             asked.append(pipeline.confirm_paper(llm, question, ev))
             return asked[-1]
 
@@ -133,7 +133,7 @@ def test_a_paper_named_by_its_marker_alone_is_confirmed_and_quoted(pipeline):
     assert evidence[0].paper.id == "5U1rlpX68A"
     asked = []
 
-    def confirm(ev):
+    def confirm(ev, question):
         asked.append(pipeline.confirm_paper(llm, question, ev))
         return asked[-1]
 
@@ -164,3 +164,15 @@ def test_a_two_part_question_about_two_papers_answers_both_from_their_own_papers
     assert {"dGVZwyq5tV", "dCPF1wlqj8"} <= {c.paper_id for c in answer.citations}, answer.text
     # Both halves answered: TEAL's sparsity, and what CodePlan generates (not its name alone).
     assert re.search(r"40", answer.text) and re.search(r"code-form plan", answer.text, re.I), answer.text
+
+
+def test_papers_doing_one_thing_or_another_are_both_found_and_named(pipeline):
+    # "or" joins two predicates: each is searched on its own, and "LLM", named by the first only,
+    # does not drop the second one's paper (FreeVS never mentions LLMs).
+    answer = pipeline.ask(
+        "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
+        "recorded driving trajectory?"
+    )
+    assert not answer.abstained, answer.abstain_reason
+    assert {"dWsdJAXjQD", "dTGH9vUVdf"} <= {c.paper_id for c in answer.citations}, answer.text
+    assert "ImProver" in answer.text and "FreeVS" in answer.text, answer.text
