@@ -17,7 +17,7 @@ import math
 from eval.gold import DEFAULT_GOLD, load_gold
 from rag.answer import Pipeline
 from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER
-from rag.text import asks_for_paper, asks_for_papers
+from rag.questions import asks_for_paper, asks_for_papers
 
 
 def p_yes(llama, system: str, user: str) -> float:

@@ -29,11 +29,12 @@ from rag.prompts import (
     SYSTEM_PROMPT,
     USER_TEMPLATE,
 )
+from rag.questions import asks_for_paper, asks_for_papers
 from rag.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
 from rag.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.settings import Settings
 from rag.store import Store, store_from_settings
-from rag.text import asks_for_paper, asks_for_papers, strip_control
+from rag.text import strip_control
 from rag.trust import (
     REFUSAL,
     Checked,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rag import questions as qs
 from rag import text as tx
 from rag.embedding import Embedder
 from rag.evidence import Evidence, Sentence, best_told, fit, told
@@ -111,7 +112,7 @@ def complete(
     or an alternative of the question points to is named with what it does (`embedder` matches
     the alternatives to the sources). Returns new sentences and citations."""
     sentences, citations = list(sentences), list(citations)
-    if tx.asks_for_papers(question):
+    if qs.asks_for_papers(question):
         sentences, citations = _describe_papers(question, sentences, citations, evidence, embedder)
     answer = " ".join(s.text for s in sentences)
     by_paper = {c.paper_id: c.number for c in citations}
@@ -134,7 +135,7 @@ def complete(
         sentences.append(AnswerSentence(quoted, [number], True, 1.0, False, [Check("quoted", True)]))
         answer += " " + text
         added += 1
-    if tx.asks_for_paper(question) and citations and not _names_a_paper(answer, citations):
+    if qs.asks_for_paper(question) and citations and not _names_a_paper(answer, citations):
         first = citations[0]
         sentences.insert(0, AnswerSentence(f"The paper is “{first.title}”.", [first.number], True, 1.0,
                                            False, [Check("names", True)]))  # fmt: skip
@@ -160,7 +161,7 @@ def _describe_papers(
     said = " ".join(s.text for s in sentences).lower()
     # A paper the answer names by its title is one of its answers, cited or not.
     targets |= {pid: None for pid, ev in by_id.items() if ev.paper.title and ev.paper.title.lower() in said}
-    alts = tx.alternatives(question)
+    alts = qs.alternatives(question)
     if alts and embedder is not None and evidence:
         for alt, vec in zip(alts, embedder.embed_batch(alts)):
             v, words = np.asarray(vec, dtype=np.float32), tx.content_words(alt)
@@ -211,7 +212,7 @@ def _naming_sources(question: str, evidence: Sequence[Evidence]) -> dict[str, Se
     are what the question is about, one verb aside ("use", "test on"): in "Which papers make LLM
     inference cheaper?" LLM is a setting, and most sources name it."""
     wanted = sorted(tx.names(question))
-    rest = tx.content_words(tx.paper_description(question)) - tx.content_words(" ".join(wanted))
+    rest = tx.content_words(qs.paper_description(question)) - tx.content_words(" ".join(wanted))
     if not wanted or len(rest - tx.meta_stems()) > 1:
         return {}
 

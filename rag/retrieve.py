@@ -12,6 +12,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from rag import filters as flt
+from rag import questions as qs
 from rag import text as tx
 from rag.embedding import Embedder
 from rag.evidence import Sentence, fit, paper_score
@@ -114,7 +115,7 @@ def on_subject(query: str, results: list[SearchResult], store: Store) -> list[Se
     nothing rare or no result mentions it. Asked "Which papers X with an LLM or Y?", each
     alternative is another paper's subject: only a name every alternative gives is required."""
     names = rare_names(query, store)
-    for alternative in tx.alternatives(query):
+    for alternative in qs.alternatives(query):
         names = [n for n in names if tx.name_in(n, alternative)]
     if not names:
         return results
@@ -276,7 +277,7 @@ def search(
         return results[:k]
 
     results = ranked(query, query_vector)
-    alts = tx.alternatives(query)
+    alts = qs.alternatives(query)
     if not alts:
         return results
     # "Which papers do X or Y": X's best papers and Y's rank beside the whole question's.

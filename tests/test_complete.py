@@ -5,7 +5,8 @@ import json
 from rag.citations import render_text as rendered
 from rag.complete import complete, missing_parts, question_parts
 from rag.evidence import evidence_for
-from rag.text import alternatives, has_empty_slot
+from rag.questions import alternatives
+from rag.text import has_empty_slot
 from rag.types import AnswerSentence, Citation, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from rag.answer import judge
 from rag.evidence import evidence_for
+from rag.questions import asks_for_paper, asks_for_papers, paper_description
 from rag.settings import Settings
-from rag.text import asks_for_paper, asks_for_papers, paper_description
 from rag.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer, clean_draft
 from rag.types import Check, Paper
 from tests.conftest import SEEDS

@@ -2,6 +2,7 @@
 
 import json
 
+from rag import questions as qs
 from rag import text as tx
 from tests.conftest import SEEDS
 
@@ -77,21 +78,21 @@ def test_empty_slots_where_a_name_was_are_detected():
 
 
 def test_follow_ups_about_the_paper_just_discussed():
-    assert tx.refers_back("Which datasets did they use?") and tx.refers_back("How fast is the method?")
-    assert not tx.refers_back("Which datasets does TEAL use?")
+    assert qs.refers_back("Which datasets did they use?") and qs.refers_back("How fast is the method?")
+    assert not qs.refers_back("Which datasets does TEAL use?")
     for question in (
         "Which base models did they test on?",
         "How fast is the method?",
         "Is this paper peer-reviewed?",
     ):
-        assert tx.points_at_paper(question), question
+        assert qs.points_at_paper(question), question
     for question in (
         "Do other papers do this?",
         "How does it compare with LoRA?",
         "Which paper proposes a method that prunes networks?",
         "What is a method that reduces the KV cache?",
     ):
-        assert not tx.points_at_paper(question), question
+        assert not qs.points_at_paper(question), question
 
 
 def test_clauses_split_two_statements_and_leave_lists_whole():

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag import questions as qs
 from rag import text as tx
 from rag.citations import (
     attach_trailing_markers,
@@ -113,7 +114,7 @@ def _paper_answer(
     not give, so it is checked twice: the paper's best sentence must fit the description (cosine +
     word overlap >= `min_paper_fit`) and the model, shown the paper's evidence, must confirm it.
     The sentence shown is then that paper sentence, quoted: the restatement is never shown as a
-    fact. `described`: what the question describes (`text.paper_description`) and, asked for
+    fact. `described`: what the question describes (`questions.paper_description`) and, asked for
     papers that do X or Y, each of X and Y: embedded, with their content words; the paper is
     measured against the one it fits best. Returns (fit, the sentence, the check), or None."""
     score, asked, vector, words = max(
@@ -168,8 +169,8 @@ def check_answer(
 
     queue = deque(prepared(raw, True))
     question_words = frozenset(tx.content_words(question))
-    asked = question_words if tx.asks_for_paper(question) else frozenset()
-    one_paper = bool(asked) and not tx.asks_for_papers(question)
+    asked = question_words if qs.asks_for_paper(question) else frozenset()
+    one_paper = bool(asked) and not qs.asks_for_papers(question)
     invented = 0
     shown: list[AnswerSentence] = []
     removed: list[AnswerSentence] = []
@@ -181,8 +182,8 @@ def check_answer(
 
     @functools.cache
     def described() -> list[tuple[str, np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
-        asked = [question, *tx.alternatives(question)]
-        texts = [tx.paper_description(q) for q in asked]
+        asked = [question, *qs.alternatives(question)]
+        texts = [qs.paper_description(q) for q in asked]
         vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
         return [(q, v, tx.content_words(t)) for q, v, t in zip(asked, vectors, texts)]
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag import questions as qs
 from rag import text as tx
 from rag.citations import strip_markers
 from rag.evidence import Evidence
@@ -206,7 +207,7 @@ def unstated_focus(question: str, texts: Sequence[str]) -> list[str]:
     for a paper counts nothing: its "how many X" describes the paper ("Is there a paper that picks
     how many dimensions each layer gets?"), and the answer is the paper, not a number."""
     m = _QUANTITY.search(question)
-    if not m or tx.asks_for_paper(question):
+    if not m or qs.asks_for_paper(question):
         return []
     focus = []
     for word in m.group(1).split():
