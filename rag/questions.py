@@ -71,27 +71,9 @@ def points_at_paper(question: str) -> bool:
 
 _OR = re.compile(r"\s+or\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
-
-
 # Endings of nouns and adjectives ("forgetting", "compression", "visual", "toolkits", "masked"):
 # a word without one that starts a long second alternative is read as a verb ("adapt", "give").
-_NOUN_ENDINGS = (
-    "ing",
-    "ion",
-    "al",
-    "s",
-    "ed",
-    "ity",
-    "ment",
-    "ness",
-    "ence",
-    "ance",
-    "ics",
-    "ive",
-    "ous",
-    "er",
-    "or",
-)
+_NOUN_ENDINGS = tuple("ing ion al s ed ity ment ness ence ance ics ive ous er or".split())
 
 
 def _starts_predicate(words: Sequence[str]) -> bool:
@@ -100,11 +82,9 @@ def _starts_predicate(words: Sequence[str]) -> bool:
     video", "with masked image modeling")."""
     if len(words) < 3 or words[0].lower() in STOP_WORDS or is_name(words[0]):
         return False
-    last = words[0].lower().split("-")[-1]
-    noun = any(last.endswith(e) and len(last) - len(e) >= 3 for e in _NOUN_ENDINGS) and not last.endswith(
-        "ss"
-    )
-    return last.isalpha() and not noun
+    last = words[0].lower().split("-")[-1]  # "fine-tune" -> "tune", "class-incremental" -> "incremental"
+    suffixed = any(last.endswith(e) and len(last) - len(e) >= 3 for e in _NOUN_ENDINGS)
+    return last.isalpha() and (not suffixed or last.endswith("ss"))  # "process", "address"
 
 
 def alternatives(question: str) -> list[str]:
