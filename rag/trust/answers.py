@@ -182,10 +182,10 @@ def check_answer(
 
     @functools.cache
     def described() -> list[tuple[str, np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
-        asked = [question, *qs.alternatives(question)]
-        texts = [qs.paper_description(q) for q in asked]
+        variants = [question, *qs.alternatives(question)]
+        texts = [qs.paper_description(q) for q in variants]
         vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
-        return [(q, v, tx.content_words(t)) for q, v, t in zip(asked, vectors, texts)]
+        return [(q, v, tx.content_words(t)) for q, v, t in zip(variants, vectors, texts)]
 
     def by_paper(n: int) -> bool:
         """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
