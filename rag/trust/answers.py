@@ -263,14 +263,9 @@ def check_answer(
         candidates = {n: offered[n] for n in names_} or offered
         given = asked if names_ else frozenset()
         verdicts = {
-            n: trust.verify(claim, vec, ev, given=given, asked=question_words) for n, ev in candidates.items()
+            n: trust.verify(claim, vec, ev, given=given, asked=question_words, subject=subject)
+            for n, ev in candidates.items()
         }
-        if subject and "names" in trust.checks:
-            for n, v in verdicts.items():
-                lacking = [h for h in subject if not tx.name_in(h, offered[n].paper.text)]
-                if lacking:
-                    detail = f"the name {lacking[0]} of the heading above it is not in the source"
-                    v.checks.append(Check("names", False, detail))
         good = [n for n in cited if n in verdicts and verdicts[n].passed]
         attributed = False
         if not good:

@@ -113,13 +113,18 @@ def check_numbers(claim: str, passage: str) -> Check:
     return Check("numbers", True)
 
 
-def check_names(claim: str, passage: str) -> Check:
+def check_names(claim: str, passage: str, subject: Sequence[str] = (), paper: str = "") -> Check:
+    """The claim's names are in the passage; the `subject` names a heading above the claim gives
+    ("The two steps of LoLCATs are:") are in the `paper` (title and abstract)."""
     # "RRM-aligned", "MoE-based": the name is what comes before a lower-case suffix.
     wanted = {re.sub(r"(?<=[A-Za-z0-9])-[a-z]+$", "", n) if tx.is_name(re.sub(r"-[a-z]+$", "", n)) else n
               for n in tx.names(claim)}  # fmt: skip
     missing = sorted(n for n in wanted if not tx.name_in(n, passage))
     if missing:
         return Check("names", False, f"{_listed('name', missing)} not in the source")
+    lacking = [n for n in subject if not tx.name_in(n, paper)]
+    if lacking:
+        return Check("names", False, f"the name {lacking[0]} of the heading above it is not in the source")
     return Check("names", True)
 
 

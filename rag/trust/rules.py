@@ -97,10 +97,12 @@ class Trust:
         whole: bool = False,
         given: frozenset[str] = frozenset(),
         asked: frozenset[str] = frozenset(),
+        subject: Sequence[str] = (),
     ) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
         them when `whole`); the title counts as part of the source, and the content words in
-        `given` count as covered. `asked`: the question's content words (the topic check)."""
+        `given` count as covered. `asked`: the question's content words (the topic check);
+        `subject`: names a heading above the claim gives, which the source's paper must contain."""
         shown = (
             source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
         )
@@ -111,7 +113,7 @@ class Trust:
         best_text = best.text if best else ""
         run = {
             "numbers": lambda: ck.check_numbers(claim, passage),
-            "names": lambda: ck.check_names(claim, passage),
+            "names": lambda: ck.check_names(claim, passage, subject, source.paper.text),
             "polarity": lambda: ck.check_polarity(claim, best_text),
             "direction": lambda: ck.check_direction(claim, best_text),
             "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage, given),
