@@ -19,6 +19,11 @@ Then the set is checked:
 
 - no distractor sentence is a near copy of a seed sentence: cosine similarity <= 0.9 with the
   embedder; a sentence above that is rewritten with more words replaced, or dropped;
+- no distractor title is a near copy of a seed title or sentence, by the same measure: a title above
+  it is rewritten with more words replaced, the last time from every seed paper's words rather than
+  its related paper's. Until round 22 (corpus v2) titles went unchecked, and 230 of the 10,000 were
+  a seed title all but word for word ("Offline hierarchical reinforcement learning via inverse
+  optimization"): a second copy of a seed paper under its own title;
 - no distractor sentence states a distinctive gold fact (a number or name among the variants of
   the required facts of the gold set); such a sentence is rewritten like a too-close one;
 - how close each distractor is to its nearest seed paper as a whole (the cosine of the mean of its
@@ -45,6 +50,8 @@ from rag.types import Paper
 MAX_COSINE = 0.9
 COMMON_NAME_PAPERS = 3  # a name in this many seed papers is kept as it is
 SWAP_RATES = (0.45, 0.7, 0.9)  # content-word replacement rate, raised for a too-close sentence
+# A title's rate and whether half its words come from its related paper, raised for a too-close one
+TITLE_RATES = ((0.6, True), (0.9, True), (1.0, False))
 SYLLABLES = "ka lo ri ven tor mi sa qu el dra no fen zu bar ti os lum pex ra vo gan hel cy mar".split()
 ENDINGS = ("ation", "ition", "ment", "ness", "ity", "ing", "ed", "ly", "al", "ive", "ous", "ics", "es", "s")
 _TOKEN = re.compile(r"[A-Za-z][\w]*(?:[-.:/][\w]+)*|\d+(?:[.,]\d+)*|\s+|.", re.S)
@@ -60,6 +67,8 @@ class DistractorStats:
     stated_fact: int  # of those, how many stated a distinctive gold fact
     dropped: int  # still failing at the highest rate: left out
     max_cosine: float
+    titles_rewritten: int  # titles that were near copies at the first rate
+    title_max_cosine: float  # the closest title to a seed title or sentence, after rewriting
     # each distractor to its nearest seed paper as a whole, and each seed paper to its nearest other
     paper_cosine_p50: float
     paper_cosine_max: float
@@ -135,11 +144,16 @@ class Rewriter:
         return "".join(out)
 
     def title(
-        self, template: str, rng: random.Random, names: dict[str, str], topic: int | None = None
+        self,
+        template: str,
+        rng: random.Random,
+        names: dict[str, str],
+        topic: int | None = None,
+        rate: float = 0.6,
     ) -> str:
         # Title case would make every word look like a name: lower the plain words first.
         plain = " ".join(w if tx.is_name(w) else w.lower() for w in template.split())
-        text = self.sentence(plain, rng, names, 0.6, topic)
+        text = self.sentence(plain, rng, names, rate, topic)
         return text[:1].upper() + text[1:]
 
     def related(self, index: int) -> int:
@@ -193,10 +207,14 @@ def generate(
         return rewriter.sentence(plans[i][1][j], rng, names[i], SWAP_RATES[level], rewriter.related(i))
 
     keep = {(i, j): write_sentence(i, j, 0) for i in range(n) for j in range(len(plans[i][1]))}
-    titles = [
-        rewriter.title(t, random.Random(f"{seed}:{i}:t"), names[i], rewriter.related(i))
-        for i, (t, _) in enumerate(plans)
-    ]
+
+    def write_title(i: int, level: int) -> str:
+        rng = random.Random(f"{seed}:{i}:t" + (f":{level}" if level else ""))
+        rate, related = TITLE_RATES[level]
+        return rewriter.title(plans[i][0], rng, names[i], rewriter.related(i) if related else None, rate)
+
+    # Written here, before any sentence is rewritten, so the sentences' invented names are as before.
+    titles = {i: write_title(i, 0) for i in range(n)}
     cosine: dict[tuple[int, int], float] = {}
     vectors: dict[tuple[int, int], object] = {}
     pending = list(keep)
@@ -215,6 +233,7 @@ def generate(
             break
     for k in pending:
         del keep[k]
+    titles_rewritten, title_max = _check_titles(titles, write_title, embedder, rewriter, seed_vectors)
     records = []
     for i, (_, templates) in enumerate(plans):
         text = " ".join(keep[(i, j)] for j in range(len(templates)) if (i, j) in keep)
@@ -228,6 +247,8 @@ def generate(
         stated_fact=stated,
         dropped=len(pending),
         max_cosine=round(max((cosine[k] for k in keep), default=0.0), 4),
+        titles_rewritten=titles_rewritten,
+        title_max_cosine=title_max,
         **_paper_closeness(
             rewriter.sentences,
             seed_vectors,
@@ -235,6 +256,33 @@ def generate(
         ),
     )
     return records, stats
+
+
+def _check_titles(
+    titles: dict[int, str], write, embedder: Embedder, rewriter: Rewriter, seed_vectors
+) -> tuple[int, float]:
+    """Rewrite, in place, each title closer than MAX_COSINE to a seed title or sentence, at the
+    next level of `TITLE_RATES` (`write(i, level)`); the last level's title is kept as it is.
+    Returns how many titles were rewritten and the highest cosine left."""
+    import numpy as np
+
+    seed_titles = [p.title for p in rewriter.papers if p.title]
+    against = (
+        np.vstack([_unit(embedder.embed_batch(seed_titles)), seed_vectors]) if seed_titles else seed_vectors
+    )
+    cosine: dict[int, float] = {}
+    near = list(titles)
+    rewritten = 0
+    for level in range(len(TITLE_RATES)):
+        if level:
+            rewritten += len(near) if level == 1 else 0
+            titles.update({i: write(i, level) for i in near})
+        found, _ = _max_cosine(embedder, [titles[i] for i in near], against)
+        cosine.update(zip(near, found))
+        near = [i for i in near if cosine[i] > MAX_COSINE]
+        if not near:
+            break
+    return rewritten, round(max(cosine.values(), default=0.0), 4)
 
 
 def _fact_finder(facts: Iterable[str]):

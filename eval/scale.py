@@ -1,7 +1,7 @@
 """`citewise eval --distractors N`: the gold set against the seed papers among N distractors.
 
 For each N, an index of the project's seed papers plus the first N distractor abstracts
-(`eval/distractors.py`) is built once under `<data_dir>/distractors-v2/n<N>/` and reused (ingest is
+(`eval/distractors.py`) is built once under `<data_dir>/distractors-v3/n<N>/` and reused (ingest is
 incremental, so a second run only checks hashes). N = 0 is the index the pipeline already has.
 The report gets a section with every metric against N, the items that changed between the
 smallest and the largest N, and a plot.
@@ -27,8 +27,9 @@ from rag.store import StaleIndexError, store_from_settings
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 SEED = 0  # the distractor corpus's random seed: one corpus, reused by every run
-# v2 since round 19 (no twins of a seed paper): a new folder, so no run reuses a v1 corpus or index
-FOLDER = "distractors-v2"
+# v2 since round 19 (no twins of a seed paper), v3 since round 22 (no seed title copied): a new
+# folder each time, so no run reuses an older corpus or index
+FOLDER = "distractors-v3"
 SCALE = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_gold_share", "refused_unanswerable",
          "refused_answerable", "prompt_tokens", "first_token_p50", "retrieval_p50"]  # fmt: skip
 

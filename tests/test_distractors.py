@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 import re
 import statistics
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from eval.distractors import MAX_COSINE, Rewriter, generate
@@ -52,6 +54,21 @@ def test_distractors_share_the_field_but_not_the_facts_names_or_numbers():
     assert min(shared) >= 3  # the field's words stay
     assert stats.max_cosine <= MAX_COSINE
     assert stats.sentences > 0 and stats.papers == 30
+
+
+def test_no_distractor_title_is_a_near_copy_of_a_seed_title():
+    # Titles are written from the related paper's title; a short one with few words to swap came
+    # out unchanged (the v2 corpus held 230 seed titles all but word for word).
+    titles = ["Pruning attention heads of vision transformers", "Forgetting facts during continual pretraining",
+              "Mixing neighbourhoods for long-range graph learning"]  # fmt: skip
+    seeds = [replace(p, title=t) for p, t in zip(SEEDS, titles)]
+    embedder = FakeEmbedder()
+    records, stats = generate(60, seeds, embedder, seed=1)
+    written = np.asarray(embedder.embed_batch([r["title"] for r in records]))
+    closest = (written @ np.asarray(embedder.embed_batch(titles)).T).max(axis=1)
+    assert closest.max() <= MAX_COSINE and stats.title_max_cosine <= MAX_COSINE
+    assert stats.titles_rewritten > 0  # there were near copies to rewrite
+    assert {r["title"].lower() for r in records}.isdisjoint(t.lower() for t in titles)
 
 
 def test_a_distractor_is_related_to_one_seed_paper_but_takes_none_of_its_sentences():

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_distractor_path_at_1000(seed_settings, tmp_path):
-    # Distractor indexes live under <data_dir>/distractors-v2: a copy keeps the shared seed index clean.
+    # Distractor indexes live under <data_dir>/distractors-v3: a copy keeps the shared seed index clean.
     data = tmp_path / "data"
     shutil.copytree(seed_settings.data_dir, data)
     base = Pipeline(seed_settings.model_copy(update={"data_dir": data}))
