@@ -38,6 +38,7 @@ def test_distractor_path_at_1000(seed_settings, tmp_path):
     assert corpus["max_cosine"] <= 0.9  # no distractor sentence is a near copy of a seed sentence
     stats = json.loads((data / FOLDER / "corpus-s0-1000.stats.json").read_text())
     assert stats["dropped"] < 0.05 * stats["sentences"]
+    assert stats["title_max_cosine"] <= 0.9  # nor any title a near copy of a seed title or sentence
     # no twins: no distractor is much closer to a seed paper, as a whole, than the two closest seed
     # papers are to each other (the v1 generator's twins reached 0.92 against 0.77)
     assert stats["paper_cosine_max"] <= stats["seed_paper_cosine_max"] + 0.05, stats
