@@ -42,7 +42,7 @@ test: install browser
 	$(PY) -m pytest -q --durations=25
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow and not integration" --durations=5
+	$(PY) -m pytest -q -m "not slow and not integration and not heavy" --durations=5
 
 screenshot: install browser
 	$(PY) -m pytest -q tests/integration/test_browser.py --screenshot
@@ -54,6 +54,7 @@ format:
 	$(VENV)/bin/ruff check --fix . && $(VENV)/bin/ruff format .
 
 bench: install
+	$(PY) -m pytest -q -m heavy tests/integration/test_bench_quick.py
 	$(PY) -m bench --size 10k
 
 eval: index

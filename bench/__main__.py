@@ -13,13 +13,13 @@ from pathlib import Path
 from bench.cold import bench_cold_start
 from bench.scale import bench_scale, embedding_texts
 from eval.metrics import percentiles
-from rag.answer import AnswerEvent, Pipeline, SourcesEvent, build_messages
-from rag.embedding import embedder_from_settings
-from rag.ingest import dedupe, ingest
-from rag.readers import read_paths
-from rag.sentence_vectors import sentence_vectors_from_settings
+from rag.answer.pipeline import AnswerEvent, Pipeline, SourcesEvent, build_messages
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import dedupe, ingest
+from rag.index.readers import read_paths
+from rag.index.sentence_vectors import sentence_vectors_from_settings
+from rag.index.store import store_from_settings
 from rag.settings import Settings
-from rag.store import store_from_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.ingest import dedupe
-from rag.readers import read_paths
+from rag.index.ingest import dedupe
+from rag.index.readers import read_paths
 from rag.text import sentence_spans
 
 ROOT = Path(__file__).resolve().parent.parent

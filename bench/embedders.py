@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag.embedding import Embedder, SentenceTransformerEmbedder, onnx_dir
-from rag.onnx_embedding import OnnxEmbedder, export
+from rag.index.embedding import Embedder, SentenceTransformerEmbedder, onnx_dir
+from rag.index.embedding.onnx import OnnxEmbedder, export
 from rag.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +44,9 @@ def retrieval(backend: str, settings: Settings) -> dict[str, object]:
     """hit@5 and MRR over the whole gold set with the seeds indexed by `backend`, and the ids of
     the items with a gold paper in the top 5."""
     from eval.harness import evaluate
-    from rag.answer import Pipeline
-    from rag.ingest import ingest
-    from rag.store import store_from_settings
+    from rag.answer.pipeline import Pipeline
+    from rag.index.ingest import ingest
+    from rag.index.store import store_from_settings
 
     with tempfile.TemporaryDirectory(prefix=f"citewise-{backend}-") as tmp:
         s = settings.model_copy(update={"data_dir": Path(tmp), "embed_backend": backend})

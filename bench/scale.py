@@ -12,14 +12,14 @@ from pathlib import Path
 
 from bench.corpus import write
 from eval.metrics import percentiles
-from rag.answer import Pipeline
-from rag.chunking import chunk_text, embedding_text
-from rag.embedding import embedder_from_settings
-from rag.ingest import ingest
-from rag.readers import read_paths
-from rag.sentence_vectors import sentence_vectors_from_settings
+from rag.answer.pipeline import Pipeline
+from rag.index.chunking import chunk_text, embedding_text
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import ingest
+from rag.index.readers import read_paths
+from rag.index.sentence_vectors import sentence_vectors_from_settings
+from rag.index.store import store_from_settings
 from rag.settings import Settings
-from rag.store import store_from_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_SAMPLE = 1000  # chunks encoded raw to measure the encoder's own throughput

@@ -26,12 +26,12 @@ from llama_index.core.llms import CustomLLM
 from llama_index.vector_stores.chroma import ChromaVectorStore
 from pydantic import PrivateAttr
 
-from rag.answer import Turn
-from rag.embedding import Embedder
+from rag.answer.pipeline import Turn
+from rag.answer.trust import is_refusal
+from rag.index.embedding import Embedder
+from rag.index.store import Store
 from rag.llm import LLM
-from rag.store import Store
 from rag.text import sentence_spans
-from rag.trust import is_refusal
 from rag.types import Answer, AnswerSentence, Citation, Timings
 
 

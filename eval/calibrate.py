@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from eval.gold import GoldItem
 from eval.runner import System
-from rag.answer import Pipeline
-from rag.conversation import standalone_query
+from rag import questions as qs
+from rag.answer.pipeline import Pipeline
 
 
 @dataclass
@@ -44,7 +44,8 @@ class Calibration:
 def best_relevance(pipeline: Pipeline, item: GoldItem) -> float:
     """The best dense similarity among the papers an answer to `item` would use."""
     turns = System(pipeline).history(item, answer=False)
-    results = pipeline.search(standalone_query(item.question, turns), pipeline.settings.answer_k)
+    intent = qs.parse(item.question, turns)
+    results = pipeline.search(intent.query, pipeline.settings.answer_k, alternatives=intent.alternatives)
     return max((r.relevance for r in results), default=0.0)
 
 

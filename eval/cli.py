@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from eval.gold import DEFAULT_GOLD
+from eval.gold import CONFERENCE_GOLD, DEFAULT_GOLD
 from rag.clikit import fail as _fail
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
 
 def evaluate(
     gold: list[Path] = typer.Option(
-        None, "--gold", help="Gold JSONL file or folder (default: eval/gold/, dev + test)."
+        None, "--gold", help="Gold JSONL file or folder (default: the seed regression set, eval/gold/seeds/)."
     ),
     config: list[str] = typer.Option(
         None, "--config", "-c", help="Config name; repeat for a side-by-side run."
@@ -40,7 +40,10 @@ def evaluate(
         help="Without generating: the facts and prompt tokens each config offers the model.",
     ),
     split: str = typer.Option(
-        None, "--split", help="dev or test: that half of the gold set (eval/gold/<split>.jsonl)."
+        None,
+        "--split",
+        help="dev or test: that half of the real-conference gold set (eval/gold/conference/<split>.jsonl); "
+        "the index must hold the conference.",
     ),
     rescore: Path = typer.Option(
         None, "--rescore", help="A report folder: score its stored answers again with today's metrics."
@@ -51,9 +54,7 @@ def evaluate(
     ablation: bool = typer.Option(
         False, "--ablation", help="Also judge every draft with each check and rule off in turn."
     ),
-    model: str = typer.Option(
-        None, "--model", help="Shipped model to answer with (default: RAG_EVAL_MODEL)."
-    ),
+    model: str = typer.Option(None, "--model", help="Shipped model to answer with (default: RAG_MODEL)."),
     resume: bool = typer.Option(
         False, "--resume", help="Keep the items a stopped run already scored in --out; run the rest."
     ),
@@ -87,14 +88,14 @@ def evaluate(
             _fail("--split is dev or test")
         if gold:
             _fail("give --split or --gold, not both")
-        gold = [DEFAULT_GOLD / f"{split}.jsonl"]
+        gold = [CONFERENCE_GOLD / f"{split}.jsonl"]
     from tqdm import tqdm
 
     from eval.gold import GoldError
     from eval.harness import evaluate as run_eval
-    from rag.answer import Pipeline
+    from rag.answer.pipeline import Pipeline
+    from rag.index.store import StoreError
     from rag.llm import LLMError
-    from rag.store import StoreError
 
     _quiet_libraries()
 
@@ -136,7 +137,7 @@ def evaluate(
 
         try:
             settings = _settings()
-            pipeline = Pipeline(settings.model_copy(update={"model": model or settings.eval_model}))
+            pipeline = Pipeline(settings.model_copy(update={"model": model or settings.model}))
             items = [
                 i for i in load_checked(gold or [DEFAULT_GOLD], pipeline) if not types or i.type in types
             ]
@@ -154,7 +155,7 @@ def evaluate(
         try:
             pipeline = Pipeline(_settings())
             # Thresholds are fitted on dev only; the test half stays for the headline numbers.
-            gold = gold or [DEFAULT_GOLD / "dev.jsonl"]
+            gold = gold or [CONFERENCE_GOLD / "dev.jsonl"]
             result = run_calibration(pipeline, load_checked(gold, pipeline)[:limit])
         except (GoldError, StoreError, ValueError) as exc:
             _fail(str(exc))
@@ -162,7 +163,7 @@ def evaluate(
         return
     try:
         settings = _settings()
-        settings = settings.model_copy(update={"model": model or settings.eval_model})
+        settings = settings.model_copy(update={"model": model or settings.model})
         llm = None
         if replay is not None:
             from eval.replay import ReplayLLM

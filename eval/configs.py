@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.trust import CLAIM_CHECKS
+from rag.answer.trust import CLAIM_CHECKS
 
 
 @dataclass(frozen=True)
@@ -26,22 +26,10 @@ CONFIGS: dict[str, Config] = {
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
         Config(
-            "distinct",
-            "hybrid without sources that repeat a better-ranked one (cosine >= 0.7)",
-            {"duplicate_source_cosine": 0.7},
-        ),
-        Config(
-            "trim",
-            "hybrid, a source that repeats a better-ranked one (cosine >= 0.7) gives its best sentence only",
-            {"duplicate_source_cosine": 0.7, "duplicate_sources": "best_sentence"},
-        ),
-        Config(
             "topic",
             "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
             {"claim_checks": [*CLAIM_CHECKS, "topic"]},
         ),
-        Config("nonames", "hybrid without the rare-name ranking", {"name_weight": 0.0}),
-        Config("names2", "hybrid with the rare-name ranking weighted 2", {"name_weight": 2.0}),
         Config(
             "nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}
         ),
@@ -51,18 +39,8 @@ CONFIGS: dict[str, Config] = {
             {"pin_follow_ups": False},
         ),  # fmt: skip
         Config(
-            "onepaper",
-            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole, in 400 tokens",
-            {"one_paper_within": 0.2, "one_paper_context_tokens": 400},
-        ),
-        Config(
-            "onepaper560",
-            "hybrid, a one-paper question reads papers within 0.2 of the first as a whole (560 tokens; the default since round 19)",
-            {"one_paper_within": 0.2},
-        ),
-        Config(
             "allpapers",
-            "hybrid, a one-paper question reads every paper near the best sentence (the default before round 19)",
+            "hybrid, a one-paper question reads every paper near the best sentence, not only those near the first paper",
             {"one_paper_within": 0.0},
         ),
         Config(

@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rag import text as tx
-from rag.embedding import Embedder
+from rag.index.embedding import Embedder
 from rag.types import Paper
 
 MAX_COSINE = 0.9

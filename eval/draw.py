@@ -15,7 +15,9 @@ import json
 import random
 from pathlib import Path
 
-CONFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.jsonl.gz"
+CONFERENCE = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.jsonl.gz"
+)
 SEED_PAPERS = Path(__file__).resolve().parents[1] / "seeds" / "papers.jsonl"
 OUT = Path(__file__).parent / "gold" / "conference" / "papers.jsonl"
 

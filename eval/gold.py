@@ -24,7 +24,11 @@ TYPES = (
     "unanswerable",
 )
 REQUIRED = ("id", "question", "type", "facts", "papers")
-DEFAULT_GOLD = Path(__file__).parent / "gold"  # dev.jsonl + test.jsonl (eval/split.py)
+GOLD = Path(__file__).parent / "gold"
+# The seed regression set (dev.jsonl + test.jsonl, eval/split.py): the index `make run` builds.
+DEFAULT_GOLD = GOLD / "seeds"
+# The real conference, split by paper (eval/draw.py): dev.jsonl, test.jsonl, survey.jsonl.
+CONFERENCE_GOLD = GOLD / "conference"
 
 
 class GoldError(ValueError):

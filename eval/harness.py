@@ -15,7 +15,7 @@ from eval.configs import DEFAULT_CONFIGS, DEFAULT_RETRIEVAL_ONLY, get_config
 from eval.gold import DEFAULT_GOLD, GoldItem, load_gold
 from eval.report import write_report
 from eval.runner import ItemResult, System, make_system, run_item
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 
 BLOCK = 4  # items a run scores before the next run takes over (see `interleaved`)
 

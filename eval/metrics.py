@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag import text as tx
-from rag.citations import strip_markers
+from rag.answer.citations import strip_markers
 
 # ---- text normalization
 
@@ -90,6 +90,14 @@ def fact_recall(answer: str, facts: Sequence[Sequence[str]], question: str = "")
         return None
     answer = strip_markers(answer)
     return sum(any(contains(answer, v) for v in variants) for variants in facts) / len(facts)
+
+
+def facts_cited(answer: str, facts: Sequence[Sequence[str]], cited_papers: Sequence[str], gold: Sequence[str],
+                question: str = "") -> float:  # fmt: skip
+    """1 when the answer holds every required fact and cites a gold paper, else 0 (a refusal
+    scores 0): what a user needs from an answerable question."""
+    recall = fact_recall(answer, facts, question)
+    return float(recall in (1.0, None) and bool(set(cited_papers) & set(gold)))
 
 
 # ---- citations (each citation: the cited paper id and the passage shown as support)

@@ -19,7 +19,8 @@ from eval.gold import GoldItem
 from eval.metrics import fact_recall
 from eval.runner import System, make_system
 from eval.scale import pipeline_with
-from rag.answer import Pipeline, build_messages, count_prompt_tokens
+from rag import questions as qs
+from rag.answer.pipeline import Pipeline, build_messages, count_prompt_tokens
 
 
 @dataclass
@@ -37,10 +38,11 @@ class Offer:
 def offer(pipeline: Pipeline, item: GoldItem, config: str, distractors: int) -> Offer:
     """The sources `pipeline` offers for `item` and what they hold."""
     history = System(pipeline).history(item, answer=False)
-    query, qvec, results = pipeline.find(item.question, history)
-    evidence = pipeline.sources(item.question, qvec, results)
+    intent = qs.parse(item.question, history)
+    qvec, results = pipeline.find(intent)
+    evidence = pipeline.sources(intent, qvec, results)
     shown = fact_recall(" ".join(ev.text for ev in evidence), item.facts, item.question)
-    tokens = count_prompt_tokens(pipeline.llm(), build_messages(query, evidence))
+    tokens = count_prompt_tokens(pipeline.llm(), build_messages(intent.query, evidence))
     return Offer(config, distractors, item.id, [ev.paper.id for ev in evidence], shown, tokens)
 
 

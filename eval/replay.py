@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from eval.gold import read_jsonl
+from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM
+from rag.answer.trust import REASONS
 from rag.llm.base import LLM, LLMError, Message
-from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM
-from rag.trust import REASONS
 
 
 class ReplayLLM(LLM):

@@ -11,9 +11,11 @@ from eval import metrics as m
 from eval.runner import ItemResult
 from eval.scale import plot as plot_scale
 from eval.scale import scale_summary, section
+from eval.tables import fmt as _fmt
+from eval.tables import table
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10"]
-ANSWER = ["fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
+ANSWER = ["facts_cited", "fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
           "empty_slot", "prompt_tokens", "cached_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
 SELF = ["cited_sentences", "supported_sentences"]
@@ -27,10 +29,10 @@ REFUSAL = [
     "litqa_precision",
 ]
 LATENCY = ["retrieval_p50", "retrieval_p95", "first_token_p50", "first_token_p95", "total_p50", "total_p95"]
-HEADLINE = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
+HEADLINE = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
             "refused_answerable", "litqa_precision", "first_token_p50", "total_p50"]  # fmt: skip
 # Per-item means that get a bootstrap 95 % interval in the report.
-WITH_CI = ["hit@5", "mrr", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
+WITH_CI = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
            "refused_answerable"]  # fmt: skip
 LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "refused_answerable", "answer_words", "empty_slot",
                                           "prompt_tokens"}  # fmt: skip
@@ -90,25 +92,6 @@ def ablation(results: Sequence[ItemResult]) -> dict[str, dict[str, float | None]
 def _with_ci(vals: dict[str, Any], key: str) -> str:
     ci = vals.get(f"{key}_ci")
     return f"{_fmt(key, vals.get(key))} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else _fmt(key, vals.get(key))
-
-
-def _fmt(key: str, value: float | None) -> str:
-    if value is None:
-        return "—"
-    if key in ("answer_words", "prompt_tokens", "cached_tokens"):
-        return f"{value:.1f}"
-    if key.endswith(("_p50", "_p95")):
-        return f"{value:.2f} s"
-    if key in ("items", "errors"):
-        return str(int(value))
-    return f"{value:.3f}"
-
-
-def table(rows: dict[str, dict[str, float | None]], keys: Sequence[str], first: str = "config") -> list[str]:
-    lines = [f"| {first} | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
-    for name, vals in rows.items():
-        lines.append(f"| {name} | " + " | ".join(_fmt(k, vals.get(k)) for k in keys) + " |")
-    return lines
 
 
 def render_markdown(summary: dict[str, Any], plots: Sequence[str]) -> str:

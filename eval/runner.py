@@ -16,11 +16,12 @@ from typing import Any
 from eval import metrics as m
 from eval.configs import Config
 from eval.gold import GoldItem
+from rag import questions as qs
 from rag import text as tx
-from rag.answer import Pipeline, judge
-from rag.conversation import Turn, standalone_query
-from rag.trust import PRE_GENERATION_RULES
-from rag.types import Answer, Timings
+from rag.answer.pipeline import Pipeline
+from rag.answer.stages import OPTIONAL, judge
+from rag.answer.trust import PRE_GENERATION_RULES
+from rag.types import Answer, Timings, Turn
 
 RANK_DEPTH = 10  # nDCG@10 needs ten ranked papers
 
@@ -76,7 +77,7 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
     }
     if answer.abstained or answer.error:
         facts = 0.0 if item.answerable and m.fact_recall("", item.facts, item.question) is not None else None
-        return refusals | {"fact_recall": facts, "citation_precision": None, "citation_gold_share": None,
+        return refusals | {"fact_recall": facts, "facts_cited": 0.0 if item.answerable else None, "citation_precision": None, "citation_gold_share": None,
                            "citation_recall": 0.0 if item.answerable else None, "cited_sentences": None,
                            "supported_sentences": None, "answer_words": None, "empty_slot": None}  # fmt: skip
     cited = [(c.paper_id, c.passage) for c in answer.citations]
@@ -84,6 +85,11 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
         "answer_words": float(len(answer.text.split())),
         "empty_slot": float(tx.has_empty_slot(answer.text)),
         "fact_recall": m.fact_recall(answer.text, item.facts, item.question),
+        "facts_cited": m.facts_cited(
+            answer.text, item.facts, [p for p, _ in cited], item.papers, item.question
+        )
+        if item.answerable
+        else None,
         "citation_precision": m.citation_precision(cited, item.papers, item.facts)
         if item.answerable
         else None,
@@ -116,16 +122,21 @@ class System:
             if answer and self.baseline is None:
                 turns.append(Turn(question, self.pipeline.ask(question, history=turns)))
                 continue
-            query = standalone_query(question, turns)
-            results = self.pipeline.search(query, self.pipeline.settings.answer_k)
-            turns.append(Turn(question, Answer(question, "", [], [], False, results, Timings(), query=query)))
+            intent = qs.parse(question, turns)
+            results = self.pipeline.search(
+                intent.query, self.pipeline.settings.answer_k, alternatives=intent.alternatives
+            )
+            turns.append(
+                Turn(question, Answer(question, "", [], [], False, results, Timings(), query=intent.query))
+            )
         return turns
 
     def rank(self, question: str, turns: list[Turn]) -> tuple[str, list[str]]:
         if self.baseline is not None:
             return question, self.baseline.rank(question, RANK_DEPTH)
-        query = standalone_query(question, turns)
-        return query, [r.paper.id for r in self.pipeline.search(query, RANK_DEPTH)]
+        intent = qs.parse(question, turns)
+        ranked = self.pipeline.search(intent.query, RANK_DEPTH, alternatives=intent.alternatives)
+        return intent.query, [r.paper.id for r in ranked]
 
     def ask(self, question: str, turns: list[Turn]) -> Answer:
         if self.baseline is not None:
@@ -135,25 +146,26 @@ class System:
         return self.pipeline.ask(question, history=turns, draft_always=self.ablation)
 
     def variants(self, item: GoldItem, reply: Answer) -> dict[str, dict[str, float | None]]:
-        """The item's scores with each check and rule switched off in turn, from the same draft."""
+        """The item's scores with each check, rule and optional stage switched off in turn, from the
+        same draft."""
         if self.baseline is not None or not self.ablation or reply.error:
             return {}
-        trust = self.pipeline.trust
+        trust, stages = self.pipeline.trust, tuple(self.pipeline.settings.answer_stages)
         out = {}
-        for name in (*trust.checks, *trust.rules):
+        for name in (*trust.checks, *trust.rules, *(s for s in stages if s in OPTIONAL)):
             variant = trust.without(name)
-            gate = variant.screen(reply.question, reply.retrieved)
+            gate = variant.screen(reply.intent, reply.retrieved)
             # The model's grade is asked once, of the answer under every check, and reused here.
             fields = judge(
-                reply.question,
+                reply.intent,
                 reply.draft,
                 reply.evidence,
                 self.pipeline.embedder,
                 variant,
                 gate=gate,
-                ask=lambda _: reply.judged,
+                grade=lambda _: reply.judged,
                 confirm=lambda ev, _asked: reply.paper_confirmed.get(ev.paper.display_title),
-                complete_parts=self.pipeline.settings.complete_answers,
+                stages=[s for s in stages if s != name],
             )
             answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)
             out[name] = answer_scores(item, answer)

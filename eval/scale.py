@@ -18,11 +18,11 @@ from typing import Any
 from eval.distractors import generate
 from eval.distractors import write as write_corpus
 from eval.gold import DEFAULT_GOLD, GoldItem, load_gold
-from rag.answer import Pipeline
-from rag.ingest import dedupe, ingest
-from rag.readers import read_paths
-from rag.sentence_vectors import sentence_vectors_from_settings
-from rag.store import StaleIndexError, store_from_settings
+from rag.answer.pipeline import Pipeline
+from rag.index.ingest import dedupe, ingest
+from rag.index.readers import read_paths
+from rag.index.sentence_vectors import sentence_vectors_from_settings
+from rag.index.store import StaleIndexError, store_from_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -77,9 +77,7 @@ def pipeline_with(
         return base, {}
     folder = base.settings.data_dir / FOLDER
     path, stats = corpus(n, base, items, folder, size)
-    settings = base.settings.model_copy(
-        update={"data_dir": path.parent, "chroma_path": None, "chroma_url": None}
-    )
+    settings = base.settings.model_copy(update={"data_dir": path.parent, "chroma_url": None})
     store = store_from_settings(settings, base.embedder)
 
     def build(rebuild: bool):
@@ -127,7 +125,7 @@ def paired_first_token(results: Sequence[Any], low: int, high: int) -> dict[str,
 
 def section(summary: dict[str, Any]) -> list[str]:
     """The report's distractor section: every metric against N, and what changed."""
-    from eval.report import table
+    from eval.tables import table
 
     scale = summary.get("distractors")
     if not scale:

@@ -1,5 +1,5 @@
-"""The dev/test split of the gold set, made once and committed as `eval/gold/dev.jsonl` and
-`eval/gold/test.jsonl`.
+"""The dev/test split of the seed gold set (now the regression set), made once and committed as
+`eval/gold/seeds/dev.jsonl` and `eval/gold/seeds/test.jsonl`.
 
 Thresholds and rules are tuned on dev only; headline numbers are reported on test. The split is
 stratified by question type and near-miss flag, and within each stratum deterministic (items
@@ -7,11 +7,8 @@ ordered by a hash of their id, alternating test/dev), so re-running it on the sa
 the same files. New items are appended to one of the two files by hand, keeping the balance;
 `python -m eval.split --check` verifies that every stratum stays balanced within one item.
 
-Items marked `"dev_only": true` were written later to measure one change on dev (round 8: eight
-which-paper paraphrases and four which-paper unanswerables; round 9: six short questions about a
-name, "Which papers use DPO?"); they are left out of the balance.
-Putting half of them into test afterwards would put items whose results were read while tuning
-into the headline, and would change the test split that earlier rounds are compared on.
+Items marked `"dev_only": true` were written later to measure one change on dev; they are left out
+of the balance.
 """
 
 from __future__ import annotations
@@ -25,7 +22,7 @@ from pathlib import Path
 
 from eval.gold import read_jsonl
 
-GOLD_DIR = Path(__file__).parent / "gold"
+GOLD_DIR = Path(__file__).parent / "gold" / "seeds"
 SPLITS = ("dev", "test")
 
 

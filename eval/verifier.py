@@ -5,7 +5,7 @@ facts) and false ones (a number changed, negated, a direction flipped, a name sw
 paper's, another paper's sentence), each checked against the abstract it claims to come from.
 Corruptions come from two places: a generator that edits abstract sentences (below), and
 hand-written ones in `eval/gold/claims.jsonl`, written from the abstracts. Two checkers side by
-side: citewise's claim checks (`rag.trust`) and the similarity score the answer check used
+side: citewise's claim checks (`rag.answer.trust`) and the similarity score the answer check used
 before them ("before": 0.6 x cosine + 0.4 x word overlap >= 0.45, a wrong number halving it, and
 sentences of fewer than three content words passed unchecked).
 """
@@ -24,9 +24,9 @@ import numpy as np
 
 from eval.gold import read_jsonl
 from rag import text as tx
-from rag.evidence import Evidence, evidence_for
-from rag.trust import Trust, support_score
-from rag.trust.rules import SENTENCE_CHECKS
+from rag.answer.trust import Trust, support_score
+from rag.answer.trust.rules import SENTENCE_CHECKS
+from rag.search.evidence import Evidence, evidence_for
 from rag.types import Paper
 
 # Hand-written claims: dev.jsonl was used while the checks were built; test.jsonl was written

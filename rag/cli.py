@@ -41,11 +41,11 @@ def ingest(
     """Read, deduplicate, chunk and embed papers into the index (only what changed)."""
     from tqdm import tqdm
 
-    from rag.embedding import embedder_from_settings
-    from rag.ingest import ingest as run_ingest
-    from rag.ingest import ingest_lock
-    from rag.sentence_vectors import sentence_vectors_from_settings
-    from rag.store import StoreError, store_from_settings
+    from rag.index.embedding import embedder_from_settings
+    from rag.index.ingest import ingest as run_ingest
+    from rag.index.ingest import ingest_lock
+    from rag.index.sentence_vectors import sentence_vectors_from_settings
+    from rag.index.store import StoreError, store_from_settings
 
     _quiet_libraries()
     settings = _settings()
@@ -87,15 +87,16 @@ def search(
     filter_: list[str] = FILTER_OPTION,
 ) -> None:
     """Hybrid (dense + BM25 + rare names) search over the indexed papers."""
-    from rag.answer import Pipeline
+    from rag.answer.pipeline import Pipeline
     from rag.filters import describe
-    from rag.store import StoreError
+    from rag.index.store import StoreError
+    from rag.questions import parse
 
     _quiet_libraries()
     filters = _filters(filter_)
     pipeline = Pipeline(_settings(fusion=mode))
     try:
-        results = pipeline.search(query, k, filters=filters)
+        results = pipeline.search(query, k, filters=filters, alternatives=parse(query).alternatives)
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
@@ -133,10 +134,10 @@ def ask(
     ),
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
-    from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, TokenEvent
-    from rag.citations import draft_preview
+    from rag.answer.citations import draft_preview
+    from rag.answer.pipeline import AnswerEvent, InputError, Pipeline, PreviewEvent, TokenEvent
+    from rag.index.store import StoreError
     from rag.llm import LLMError
-    from rag.store import StoreError
 
     _quiet_libraries()
     if output not in ("text", "markdown"):
@@ -206,9 +207,9 @@ def bibtex(
     ids: list[str] = typer.Argument(..., help="Paper ids (as `citewise search --json` shows them)."),
 ) -> None:
     """Print a BibTeX entry for each paper (key, title, authors, venue, year, URL)."""
-    from rag.answer import Pipeline
+    from rag.answer.pipeline import Pipeline
     from rag.export import bibtex as to_bibtex
-    from rag.store import StoreError
+    from rag.index.store import StoreError
 
     _quiet_libraries()
     try:
@@ -232,9 +233,9 @@ def verify(
     """Check claims against the indexed abstracts: numbers, names, negations, directions, topic."""
     if (claim is None) == (claims_file is None):
         _fail("give one claim, or --claims FILE")
-    from rag.answer import Pipeline
-    from rag.claims import ClaimInput, ClaimVerifier, read_claims
-    from rag.store import StoreError
+    from rag.answer.pipeline import Pipeline
+    from rag.answer.verify import ClaimInput, ClaimVerifier, read_claims
+    from rag.index.store import StoreError
 
     _quiet_libraries()
     pipeline = Pipeline(_settings())
@@ -289,8 +290,8 @@ def models(
 
     settings = _settings()
     if name == "embedder":
-        from rag.embedding import onnx_dir
-        from rag.onnx_embedding import export
+        from rag.index.embedding import onnx_dir
+        from rag.index.embedding.onnx import export
 
         _quiet_libraries()
         for path in export(onnx_dir(settings)):

@@ -52,6 +52,15 @@ def from_mapping(values: Mapping[str, Iterable[str] | str | None]) -> Filters:
     return out
 
 
+def combine(*filters: Filters | None) -> Filters:
+    """Filters that must all hold: keys joined, the values of a key both give intersected."""
+    out: dict[str, tuple[str, ...]] = {}
+    for f in filters:
+        for key, values in (f or {}).items():
+            out[key] = tuple(v for v in out[key] if v in values) if key in out else tuple(values)
+    return out
+
+
 def fields(paper: Paper) -> dict[str, str]:
     """The filter fields stored on each of the paper's chunks."""
     return {

@@ -1,33 +1,130 @@
-"""What a question asks for: a paper, several papers, or about the paper of an earlier turn; what
-it says the paper does; and the alternatives of "Which papers do X or Y?". Word-level text
-handling (sentences, words, names) is `rag.text`'s."""
+"""A question parsed once into an `Intent`: what it asks for (one paper's content, which paper,
+several papers, a comparison, a follow-up), its parts, the names and words it uses, the
+alternatives of "Which papers do X or Y?", and the paper of an earlier turn it points back to.
+
+`parse` is the only reader of the question's wording: retrieval, evidence, trust and completion
+take the `Intent`. Word-level text handling (sentences, words, names) is `rag.text`'s.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
 
+from rag import text as tx
 from rag.text import STOP_WORDS, content_words, is_name
+
+if TYPE_CHECKING:
+    from rag.types import Paper, Turn
+
+
+class Kind(StrEnum):
+    """What the answer is."""
+
+    ONE_PAPER = "one_paper"  # a fact from a paper's content
+    WHICH_PAPER = "which_paper"  # a paper ("Which paper introduces ...?")
+    SEVERAL_PAPERS = "several_papers"  # papers ("Which papers study ...?")
+    COMPARISON = "comparison"  # one thing against another ("... compared with the baseline?")
+    FOLLOW_UP = "follow_up"  # about what the conversation was about ("Which models did they test?")
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One question, parsed. `question` is as asked; `query` is what is searched (a follow-up
+    names the paper it points back to)."""
+
+    question: str
+    query: str
+    kind: Kind
+    parts: tuple[str, ...]  # the parts that each need an answer (one for a simple question)
+    names: frozenset[str]  # methods, models, datasets, proper nouns of the query (`text.names`)
+    words: frozenset[str]  # content stems (`text.content_words`)
+    alternatives: tuple[str, ...]  # "Which papers do X or Y?" asked once for X and once for Y
+    described: tuple[str, ...]  # what the paper asked for is said to be or do, per variant
+    counts: tuple[str, ...]  # "how many X": the words of X (none when a paper is asked for)
+    yes_no: bool  # "Does ...?", "Is ...?"
+    refers_back: bool  # "they", "it", "the paper": points at something said before
+    points_at_paper: bool  # about the paper just discussed, not a new search for papers
+    about: Paper | None = None  # the one paper the last answer cited, when the question points at it
+    filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
+
+    @property
+    def asks_for_paper(self) -> bool:
+        """The answer is a paper or papers."""
+        return self.kind in (Kind.WHICH_PAPER, Kind.SEVERAL_PAPERS)
+
+    @property
+    def asks_for_papers(self) -> bool:
+        return self.kind is Kind.SEVERAL_PAPERS
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The question and each of its alternatives."""
+        return (self.question, *self.alternatives)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind.value,
+            "query": self.query,
+            "parts": list(self.parts),
+            "names": sorted(self.names),
+            "alternatives": list(self.alternatives),
+            "counts": list(self.counts),
+            "about": self.about.id if self.about else None,
+            "filters": {k: list(v) for k, v in self.filters.items()},
+        }
+
+
+def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
+    """The `Intent` of `question`, asked after the turns of `history`."""
+    filters, text = _said_filters(question)  # the rest reads the question without its filter words
+    asks = _ASKS_FOR_PAPER.search(text)
+    several = bool(asks) and asks.group(1).lower() in ("papers", "works", "studies", "articles")
+    points = _points_at_paper(text, bool(asks))
+    refers = bool(_REFERS_BACK.search(text))
+    if several:
+        kind = Kind.SEVERAL_PAPERS
+    elif asks:
+        kind = Kind.WHICH_PAPER
+    elif _VERSUS.search(text):
+        kind = Kind.COMPARISON
+    elif history and refers:
+        kind = Kind.FOLLOW_UP
+    else:
+        kind = Kind.ONE_PAPER
+    alternatives = tuple(_alternatives(text, asks)) if several else ()
+    query = _standalone_query(text, history, refers)
+    return Intent(
+        question=question,
+        query=query,
+        kind=kind,
+        parts=tuple(_parts(text)),
+        names=frozenset(tx.names(query)),
+        words=frozenset(content_words(text)),
+        alternatives=alternatives,
+        described=tuple(_description(q) for q in (text, *alternatives)),
+        counts=() if asks else tuple(_counted(text)),
+        yes_no=bool(_YES_NO.match(text)),
+        refers_back=refers,
+        points_at_paper=points,
+        about=_referent(history) if history and points else None,
+        filters=filters,
+    )
+
+
+# ---- what is asked for
 
 _ASKS_FOR_PAPER = re.compile(
     r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )(papers?|works?|stud(?:y|ies)|articles?)\b",
     re.I,
 )
+_YES_NO = re.compile(r"^\W*(does|do|did|is|are|was|were|can|could|has|have|will|would|should)\b", re.I)
 
 
-def asks_for_paper(question: str) -> bool:
-    """The answer is a paper ("Which paper introduces ...", "What work studies ...", "Is there a
-    paper on ...")."""
-    return bool(_ASKS_FOR_PAPER.search(question))
-
-
-def asks_for_papers(question: str) -> bool:
-    """The answer is several papers ("Which papers study ...", "What works ...")."""
-    m = _ASKS_FOR_PAPER.search(question)
-    return bool(m) and m.group(1).lower() in ("papers", "works", "studies", "articles")
-
-
-def paper_description(question: str) -> str:
+def _description(question: str) -> str:
     """What a which-paper question says the paper is or does ("Which work shows that pruned
     networks resist noise?" -> "shows that pruned networks resist noise"); the question itself
     when it does not ask for a paper."""
@@ -38,12 +135,106 @@ def paper_description(question: str) -> str:
     return rest.strip().rstrip("?").strip() or question
 
 
+_QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
+
+
+def _counted(question: str) -> list[str]:
+    """For "how many X" / "how much X": the words of X, up to the first stop word."""
+    m = _QUANTITY.search(question)
+    focus: list[str] = []
+    for word in m.group(1).split() if m else []:
+        if word.lower() in STOP_WORDS:
+            break
+        focus.append(word)
+    return focus
+
+
+# ---- filters said in words
+
+# A status word before a word for papers ("Which oral papers ...", "accepted submissions") or as
+# the noun itself ("Which orals ..."): the same status filter `--filter status=` sets. "rejected"
+# is also "submitted": a venue string that never got a decision ("Submitted to ICLR 2025").
+_STATUS_WORDS = {
+    "oral": ("oral",),
+    "spotlight": ("spotlight",),
+    "poster": ("poster",),
+    "accepted": ("oral", "spotlight", "poster"),
+    "rejected": ("rejected", "submitted"),
+    "withdrawn": ("withdrawn",),
+}
+_PAPER_NOUN = r"(?:papers?|works?|submissions?|stud(?:y|ies)|articles?)"
+_STATUS = re.compile(
+    rf"\b(oral|spotlight|poster|accepted|rejected|withdrawn)\s+(?={_PAPER_NOUN}\b)|\b(orals|spotlights|posters)\b",
+    re.I,
+)
+
+
+def _said_filters(question: str) -> tuple[dict[str, tuple[str, ...]], str]:
+    """The metadata filters the question states, and the question without their words, so
+    "Which oral papers ...?" reads as "Which papers ...?"."""
+    statuses: list[str] = []
+    for m in _STATUS.finditer(question):
+        word = (m.group(1) or m.group(2)[:-1]).lower()
+        statuses += _STATUS_WORDS[word]
+    if not statuses:
+        return {}, question
+    plain = _STATUS.sub(lambda m: "" if m.group(1) else "papers", question)
+    return {"status": tuple(dict.fromkeys(statuses))}, re.sub(r"\s{2,}", " ", plain)
+
+
+# ---- the parts of a question
+
+_WH = r"(?:what|which|how|why|where|when|who|does|do|did|is|are|can)"
+# A new question inside the question: "..., and what ...", "...? How ...".
+_CLAUSE = re.compile(rf"\?\s+|,?\s+and\s+(?={_WH}\b)|;\s+", re.I)
+# The other side of a comparison: "compared with the baseline", "versus RM".
+_VERSUS = re.compile(r"\b(?:compared (?:with|to)|versus|vs\.?|relative to)\b", re.I)
+# Coordinated things asked for: "how many recording hours and classes".
+_COORD = re.compile(
+    r"\b(how (?:many|much)|which|what)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+([\w-]+(?:\s+[\w-]+)?)", re.I
+)
+
+
+def _parts(question: str) -> list[str]:
+    """The parts of a question that each need an answer (one part for a simple question); the
+    other side of a comparison is a part of its own."""
+    parts = [p.strip(" ?,.") for p in _CLAUSE.split(question) if p and p.strip(" ?,.")]
+    out: list[str] = []
+    for part in parts:
+        m = _COORD.search(part)
+        if m and not _VERSUS.search(part):
+            # The shared rest ("... does BirdSet contain") is said once, after the second thing.
+            out += [
+                f"{m.group(1)} {noun(m.group(2)) or m.group(2)}",
+                f"{m.group(1)} {noun(m.group(3)) or m.group(3)}",
+            ]
+            continue
+        v = _VERSUS.search(part)
+        if v and len(content_words(part[v.end() :])) >= 1:
+            out += [part[: v.start()].strip(), part[v.end() :].strip()]
+            continue
+        out.append(part)
+    return [p for p in out if content_words(p)] or [question]
+
+
+def noun(phrase: str) -> str:
+    """The words of a noun phrase up to the first stop word ("classes does" -> "classes")."""
+    words = []
+    for word in phrase.split():
+        if word.lower() in STOP_WORDS:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+# ---- the conversation
+
 _REFERS_BACK = re.compile(
     r"\b(it|its|they|their|them|this|that|these|those|the paper|the authors|this work|the method|"
     r"the model|the approach|he|she)\b",
     re.I,
 )
-# Narrower than `refers_back`: a bare "that" or "this" is as often a relative pronoun ("a method
+# Narrower than `_REFERS_BACK`: a bare "that" or "this" is as often a relative pronoun ("a method
 # that prunes"), and answering from one paper needs the question to be about that paper.
 _POINTS_AT_PAPER = re.compile(
     r"\b(it|its|they|their|them|the (?:paper|authors|work|method|approach)|"
@@ -53,21 +244,36 @@ _POINTS_AT_PAPER = re.compile(
 _BEYOND = re.compile(r"\b(other|others|another|else|compared?|versus|vs|papers|works|studies)\b", re.I)
 
 
-def refers_back(question: str) -> bool:
-    """The question points at something said before ("what datasets did they use?")."""
-    return bool(_REFERS_BACK.search(question))
-
-
-def points_at_paper(question: str) -> bool:
+def _points_at_paper(question: str, asks_for_paper: bool) -> bool:
     """The question is about the paper just discussed ("Which models did they test?"), and not a
     new search for papers or a comparison with others ("Do other papers do this?", "How does it
     compare with LoRA?", "Which paper proposes a method that ...?")."""
-    return (
-        bool(_POINTS_AT_PAPER.search(question))
-        and not _BEYOND.search(question)
-        and not asks_for_paper(question)
-    )
+    return bool(_POINTS_AT_PAPER.search(question)) and not _BEYOND.search(question) and not asks_for_paper
 
+
+def _referent(history: Sequence[Turn]) -> Paper | None:
+    """The one paper the last answer cited. None when it cited none (a refusal: its best source is
+    a guess) or several (then "they" could be any of them)."""
+    last = history[-1].answer
+    cited = {c.paper_id for c in last.citations}
+    if len(cited) != 1:
+        return None
+    return next((r.paper for r in last.retrieved if r.paper.id in cited), None)
+
+
+def _standalone_query(question: str, history: Sequence[Turn], refers_back: bool) -> str:
+    """A follow-up made searchable on its own: when it refers back ("what datasets did it use?"),
+    it names the paper the last answer was about."""
+    if not history or not refers_back:
+        return question
+    last = history[-1].answer
+    cited = [c.title for c in last.citations] or [r.paper.display_title for r in last.retrieved[:1]]
+    if not cited:
+        return f"{question} (context: {history[-1].question})"
+    return f"{question} (about: {cited[0]})"
+
+
+# ---- "Which papers do X or Y?"
 
 _OR = re.compile(r"\s+or\s+", re.I)
 _PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
@@ -87,17 +293,13 @@ def _starts_predicate(words: Sequence[str]) -> bool:
     return last.isalpha() and (not suffixed or last.endswith("ss"))  # "process", "address"
 
 
-def alternatives(question: str) -> list[str]:
+def _alternatives(question: str, asks: re.Match[str] | None) -> list[str]:
     """A question for several papers that joins two descriptions by "or" ("Which papers study
-    machine unlearning or forgetting knowledge?"), asked once for each description ("... study
-    machine unlearning?", "... study forgetting knowledge?"): each may be another paper's, and one
-    search for both favours papers that mention both. The first alternative is taken to be as
-    long as the second (at most two words): "zeroth-order fine-tuning or for visual prompting";
-    unless the second reads as a verb and its object: "Which papers fine-tune SAM or adapt CLIP
-    with few labels?" asks "Which papers fine-tune SAM?" and "Which papers adapt CLIP with few
-    labels?"."""
-    asks = _ASKS_FOR_PAPER.search(question)
-    head = asks_for_papers(question) and _OR.search(question)
+    machine unlearning or forgetting knowledge?"), asked once for each description: each may be
+    another paper's, and one search for both favours papers that mention both. The first
+    alternative is taken to be as long as the second (at most two words), unless the second reads
+    as a verb and its object ("Which papers fine-tune SAM or adapt CLIP with few labels?")."""
+    head = _OR.search(question)
     if not asks or not head:
         return []
     end = _PHRASE_END.search(question, head.end())

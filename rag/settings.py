@@ -27,13 +27,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         Path("data"), description="Directory for the index, keyword index and assembled models."
     )
-    chroma_path: Path | None = Field(
-        None, description="Persistent Chroma directory; default <data_dir>/chroma."
-    )
     chroma_url: str | None = Field(
         None,
         description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. "
-        "When set, vectors live on the server instead of chroma_path.",
+        "When set, vectors live on the server instead of <data_dir>/chroma.",
     )
     collection: str = Field("citewise", description="Chroma collection name (3-512 chars of [a-zA-Z0-9._-]).")
 
@@ -45,10 +42,9 @@ class Settings(BaseSettings):
     )
     embed_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
         "onnx-int8",
-        description="onnx-int8 (MiniLM quantized per channel on onnxruntime: 2.4x torch's speed here, "
-        "the same gold retrieval, no torch import at query time; its own index), onnx (torch's "
-        "vectors on onnxruntime) or torch (sentence-transformers). The ONNX files are built from the "
-        "shipped weights by `citewise models embedder` (make install runs it).",
+        description="onnx-int8 (MiniLM quantized per channel on onnxruntime: faster, no torch import at "
+        "query time; its own index), onnx (torch's vectors on onnxruntime) or torch (sentence-transformers). "
+        "The ONNX files are built from the shipped weights by `citewise models embedder` (make install runs it).",
     )
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch.")
     torch_threads: int = Field(
@@ -69,21 +65,11 @@ class Settings(BaseSettings):
     fusion: Literal["rrf", "dense", "bm25"] = Field(
         "rrf", description="How dense and keyword results are combined (rrf = reciprocal rank)."
     )
-    rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant.")
-    candidate_multiplier: int = Field(
-        4, ge=1, description="Chunks fetched from each retriever per requested paper."
-    )
     rerank_papers: int = Field(
         40,
         ge=0,
         le=200,
         description="Papers of the fused ranking ordered again by their three best sentences (0: off).",
-    )
-    name_weight: float = Field(
-        1.0,
-        ge=0,
-        description="Weight in the fusion of the ranking of chunks that contain a rare name of the "
-        "question (a method, model or dataset); 0 turns it off.",
     )
     on_subject: bool = Field(
         True,
@@ -103,9 +89,8 @@ class Settings(BaseSettings):
     context_tokens: int = Field(
         560,
         ge=100,
-        description="Token budget for the source passages in the prompt (estimated tokens, ~20 % "
-        "above the model's count). Prefill is most of the time to first token: 560 against 650 "
-        "cut its p95 on dev from 7.4 s to 6.2 s, fact recall within one item.",
+        description="Token budget for the source passages in the prompt (estimated tokens, about 20 % "
+        "above the model's count). Reading the prompt is most of the time to the first token.",
     )
     source_within: float = Field(
         0.35,
@@ -118,36 +103,7 @@ class Settings(BaseSettings):
         ge=0.0,
         description='For a question about one paper (any but "Which papers ..."), a retrieved paper '
         "becomes a source only if its three best sentences together score within this much of the first "
-        "source's (0: off). Among 10,000 distractors (test, benchmark v2) it keeps the first token within "
-        "4 % of the seeds-only run (off: +32 %) and raises fact recall 0.833 -> 0.876; among the 53 seed "
-        "papers fact recall is 0.921 against 0.939 off (one item net) and the first token 16 % sooner "
-        "(docs/evaluation.md Round 19).",
-    )
-    one_paper_context_tokens: int = Field(
-        560,
-        ge=100,
-        description="Token budget for the source passages when the question is about one paper (at "
-        "most RAG_CONTEXT_TOKENS). 400 (eval config `onepaper`) hid a sentence holding the answer on "
-        "test, so it is the same as RAG_CONTEXT_TOKENS by default.",
-    )
-    duplicate_source_cosine: float = Field(
-        0.0,
-        ge=0.0,
-        le=1.0,
-        description="A source whose best sentence has at least this cosine to a sentence of a "
-        "better-ranked source repeats it, and RAG_DUPLICATE_SOURCES says what happens to it (0: off, "
-        "the default). Left out at 0.7, it held on dev and not on test: at 10,000 distractors the "
-        "prompt fell below the seeds-only one, but a near copy ranked above the right paper left "
-        "that paper out, and test fact recall fell 0.894 -> 0.848 (docs/evaluation.md Round 13).",
-    )
-    duplicate_sources: Literal["drop", "best_sentence"] = Field(
-        "drop",
-        description="What happens to a source that repeats a better-ranked one (see "
-        "RAG_DUPLICATE_SOURCE_COSINE): drop = left out; best_sentence = kept with its best sentence "
-        "only, so a right paper ranked below its near copy stays while the copy costs few prompt "
-        "tokens. Measured on dev (eval config `trim`, docs/evaluation.md Round 15): at 10,000 "
-        "distractors the prompt came back to the seeds-only size, but fact recall fell one item "
-        "(a right paper cut to a generic sentence lost its answer to its copy), so it stays unused.",
+        "source's, or it names a rare name of the question the first one lacks (0: off).",
     )
     max_answer_tokens: int = Field(220, ge=16, description="Max tokens the LLM may generate.")
     temperature: float = Field(
@@ -157,15 +113,8 @@ class Settings(BaseSettings):
         0.23,
         description="Abstain without generating when the best passage's cosine similarity to "
         "the question is below this, unless the sources name every name the question names "
-        "(a short question about an acronym embeds poorly). Calibrated by `citewise eval "
-        "--calibrate` on the dev half of the gold set: the least relevant answerable dev item "
-        "(0.244) minus a 0.015 margin.",
-    )
-    eval_model: Literal["qwen1.5b", "qwen0.5b", "smollm2"] = Field(
-        "qwen1.5b",
-        description="Shipped model `citewise eval` answers with unless --model is given: the chat "
-        "default, so the headline numbers are the ones a user meets (the test split side by side "
-        "with the baseline takes about 20 minutes on 2 cores; --model qwen0.5b for quick runs).",
+        "(a short question about an acronym embeds poorly). `citewise eval --calibrate` derives it "
+        "from the dev split.",
     )
     support_threshold: float = Field(
         0.45, description="Min support score for a sentence to count as backed by a source."
@@ -184,14 +133,8 @@ class Settings(BaseSettings):
     claim_checks: list[str] = Field(
         ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/trust/); a JSON list. Switch one off only to measure it. `paper_fit`: asked which "
-        "paper, a sentence that only names one in the question's own words is shown as that paper's "
-        "best-fitting sentence, quoted, if the model (asked the question against that paper's "
-        "evidence, one short extra call) says the paper answers it; for one paper instead of the "
-        "other checks, which the name alone passes (docs/evaluation.md). `topic` (off by default): a "
-        "sentence repeating two or more of the question's words must cite a paper holding most of "
-        "them; on dev it refused two unanswerable questions more, on test none, and it cut a true "
-        "sentence on each split (docs/evaluation.md).",
+        "(rag/answer/trust/); a JSON list. `topic` is available and off: a sentence repeating two or more "
+        "of the question's words must cite a paper holding most of them.",
     )
     abstention_rules: list[str] = Field(
         [
@@ -202,14 +145,13 @@ class Settings(BaseSettings):
             "restates_question",
             "answer_removed",
         ],
-        description="Rules that may refuse an answer (rag/trust/); a JSON list. `judged_unanswered` "
-        "(the model grades its checked answer) is off by default: on dev it refused no unanswerable "
-        "question the other rules let through and one answerable one (docs/evaluation.md).",
+        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered` "
+        "is available and off: the model grades its checked answer in a short extra call.",
     )
-    complete_answers: bool = Field(
-        True,
-        description="Quote the best evidence sentence for each part of the question the checked "
-        "answer leaves out, and name the paper when a which-paper answer does not (rag/complete.py).",
+    answer_stages: list[str] = Field(
+        ["clean", "check", "refuse", "complete", "render"],
+        description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
+        "clean, refuse and complete can be left out, check and render always run.",
     )
     max_question_chars: int = Field(2000, ge=10, description="Longer questions are refused.")
 
@@ -240,11 +182,10 @@ class Settings(BaseSettings):
     ui_host: str = Field("127.0.0.1", description="Address the chat page binds to.")
     ui_port: int = Field(7860, description="Port of the chat page.")
     ui_auth: str | None = Field(None, description="user:password to protect the chat page; off by default.")
-    ui_share: bool = Field(False, description="Create a public Gradio share link (off).")
 
     @property
     def chroma_dir(self) -> Path:
-        return self.chroma_path or self.data_dir / "chroma"
+        return self.data_dir / "chroma"
 
     @property
     def models_dir(self) -> Path:
@@ -253,3 +194,27 @@ class Settings(BaseSettings):
 
 def get_settings(**overrides: object) -> Settings:
     return Settings(**overrides)  # type: ignore[arg-type]
+
+
+def env_example() -> str:
+    """The text of `.env.example`: every setting with its description and default (`python -m
+    rag.settings > .env.example` writes it; a test keeps the file equal to it)."""
+    import json
+
+    lines = [
+        "# citewise settings: copy to .env and change what you need. Every variable has the RAG_ prefix."
+    ]
+    for name, field in Settings.model_fields.items():
+        lines.append(f"# {field.description}")
+        default = field.default
+        if default is None:
+            lines.append(f"# RAG_{name.upper()}=")
+            continue
+        value = json.dumps(default) if isinstance(default, list) else str(default).lower() if isinstance(
+            default, bool) else str(default)  # fmt: skip
+        lines.append(f"RAG_{name.upper()}={value}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(env_example(), end="")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 # ---- sentences
@@ -270,13 +270,13 @@ def name_in(name: str, text: str) -> bool:
     return False
 
 
-def shared_names(question: str, texts: Sequence[str]) -> list[str]:
-    """The question's names (methods, models, datasets, proper nouns) when `texts` name every one of
-    them, else none. A short question about an acronym embeds poorly ("Which papers use DPO?" is
+def shared_names(asked: Iterable[str], texts: Sequence[str]) -> list[str]:
+    """The question's names `asked` (methods, models, datasets, proper nouns) when `texts` name
+    every one of them, else none. A short question about an acronym embeds poorly ("Which papers use DPO?" is
     0.12 from its best passage, under any threshold that refuses recipes and football), yet sources
     that name all it asks about put it on topic: the claim checks decide the rest. A capitalized
     word ("World") counts only as written, so "real-world" does not name it."""
-    wanted = sorted(names(question))
+    wanted = sorted(asked)
 
     def named(name: str) -> bool:
         if is_name(name):

@@ -133,6 +133,17 @@ class AnswerSentence:
 
 
 @dataclass
+class Step:
+    """One decision of an answer stage, for the answer's trace: which stage, about which sentence
+    (empty for the whole answer), what it decided, and why."""
+
+    stage: str
+    decision: str
+    sentence: str = ""
+    reason: str = ""
+
+
+@dataclass
 class Timings:
     retrieval: float = 0.0
     first_token: float | None = None
@@ -153,16 +164,18 @@ class Answer:
     query: str = ""  # the standalone query actually searched (after follow-up rewriting)
     invented_citations: int = 0
     abstain_reason: str = ""  # the human sentence
-    abstain_code: str = ""  # the rule that refused (rag.trust.RULES)
+    abstain_code: str = ""  # the rule that refused (rag.answer.trust.RULES)
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
     # paper title -> the model said the paper answers the which-paper question (paper_fit)
     paper_confirmed: dict[str, bool] = field(default_factory=dict)
-    evidence: list[Any] = field(default_factory=list, repr=False)  # rag.evidence.Evidence; not in JSON
+    evidence: list[Any] = field(default_factory=list, repr=False)  # rag.search.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache
     error: str = ""  # set when the LLM failed; the sources are still returned
+    trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
+    intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,4 +199,14 @@ class Answer:
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
             "error": self.error,
+            "intent": self.intent.to_json() if self.intent is not None else None,
+            "trace": [asdict(t) for t in self.trace],
         }
+
+
+@dataclass
+class Turn:
+    """A finished exchange of a conversation: the context a follow-up question is parsed against."""
+
+    question: str
+    answer: Answer

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import Pipeline
-from rag.ingest import ingest
+from rag.answer.pipeline import Pipeline
+from rag.index.ingest import ingest
+from rag.index.store import Store
 from rag.settings import Settings
-from rag.store import Store
 from tests.fakes import FakeEmbedder, FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,9 +8,9 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 
-from rag.embedding import Embedder
+from rag.answer.prompts import JUDGE_SYSTEM
+from rag.index.embedding import Embedder
 from rag.llm.base import LLM, LLMError, Message
-from rag.prompts import JUDGE_SYSTEM
 
 
 class FakeEmbedder(Embedder):

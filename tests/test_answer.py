@@ -2,19 +2,18 @@ from dataclasses import replace
 
 import pytest
 
-from rag.answer import (
+from rag.answer.pipeline import (
     AnswerEvent,
     InputError,
     PreviewEvent,
     SourcesEvent,
     TokenEvent,
     Turn,
-    standalone_query,
 )
-from rag.conversation import referent
-from rag.prompts import SYSTEM_PROMPT
+from rag.answer.prompts import SYSTEM_PROMPT
+from rag.answer.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
+from rag.questions import parse
 from rag.settings import Settings
-from rag.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 
@@ -52,27 +51,19 @@ def test_prompt_has_constant_system_prompt_numbered_quoted_sources_and_budget(in
     assert len(sources_part) // 4 <= 100 + 60  # budget plus tags
 
 
-def test_a_one_paper_question_gets_the_one_paper_budget_and_filter_a_which_papers_question_not(
-    indexed, embedder
-):
+def test_a_one_paper_question_reads_the_papers_near_the_first_a_which_papers_question_all(indexed, embedder):
     pipeline, _ = make_pipeline(
-        indexed,
-        embedder,
-        context_tokens=560,
-        one_paper_context_tokens=100,
-        one_paper_within=0.01,
-        source_within=10.0,
+        indexed, embedder, context_tokens=560, one_paper_within=0.01, source_within=10.0
     )
 
     def sources(question):
         qvec = embedder.embed(question)
-        return pipeline.sources(question, qvec, pipeline.search(question, 3, query_vector=qvec))
+        return pipeline.sources(parse(question), qvec, pipeline.search(question, 3, query_vector=qvec))
 
     one = sources("How do graph transformers scale attention to large graphs?")
     several = sources("Which papers scale attention to large graphs?")
     assert len(one) == 1 and one[0].paper.id == "p-graph"
-    assert sum(len(e.text) for e in one) // 4 <= 100 + 12
-    assert len(several) > 1 and sum(len(e.text) for e in several) // 4 > 100 + 12
+    assert len(several) > 1
 
 
 def test_irrelevant_question_abstains_without_calling_the_llm(indexed, embedder):
@@ -98,8 +89,11 @@ def test_quantity_the_sources_never_mention_is_refused_without_generation(indexe
     answer = pipeline.ask("How many GPUs were used to study knowledge entropy?")
     assert answer.abstained and "GPUs" in answer.abstain_reason and not llm.prompts
     assert answer.abstain_code == "unstated_focus"
-    assert unstated_focus("How many nodes can the graph transformer handle?", [PAPERS[2]["abstract"]]) == []
-    assert unstated_focus("How much does it improve?", ["anything"]) == []
+    assert (
+        unstated_focus(parse("How many nodes can the graph transformer handle?"), [PAPERS[2]["abstract"]])
+        == []
+    )
+    assert unstated_focus(parse("How much does it improve?"), ["anything"]) == []
 
 
 def test_meta_sentences_and_echoed_markup_are_dropped():
@@ -150,13 +144,13 @@ def test_referent_is_the_one_cited_paper(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["Routing weights serve as embeddings [1]."])
     first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
     history = [Turn(first.question, first)]
-    assert referent("Which benchmarks did they use?", history).id == "p-moe"
-    assert referent("What is a graph transformer?", history) is None  # does not point back
-    assert referent("Which benchmarks did they use?", []) is None
+    assert parse("Which benchmarks did they use?", history).about.id == "p-moe"
+    assert parse("What is a graph transformer?", history).about is None  # does not point back
+    assert parse("Which benchmarks did they use?", []).about is None
     two = replace(first, citations=[*first.citations, replace(first.citations[0], paper_id="p-graph")])
-    assert referent("Which benchmarks did they use?", [Turn(first.question, two)]) is None
+    assert parse("Which benchmarks did they use?", [Turn(first.question, two)]).about is None
     refused = replace(first, citations=[])  # its best source would be a guess
-    assert referent("Which benchmarks did they use?", [Turn(first.question, refused)]) is None
+    assert parse("Which benchmarks did they use?", [Turn(first.question, refused)]).about is None
 
 
 def test_llm_failure_keeps_the_sources(indexed, embedder):
@@ -179,13 +173,13 @@ def test_followup_is_rewritten_with_the_cited_paper(indexed, embedder):
     assert events[0].results[0].paper.id == "p-moe"
     assert events[-1].answer.citations[0].paper_id == "p-moe"
     assert (
-        standalone_query("What is a graph transformer?", [Turn(first.question, first)])
+        parse("What is a graph transformer?", [Turn(first.question, first)]).query
         == "What is a graph transformer?"
     )
 
 
 def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embedder, corpus):
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from tests.conftest import write_jsonl
 
     write_jsonl(
@@ -200,14 +194,12 @@ def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embed
         ],
     )
     ingest([corpus], store, embedder, chunk_tokens=60)
-    # Near-copy and weaker sources kept: under the fake embedder the injected sentence is close to a
-    # seed one, and this test is about how a hostile abstract is quoted once it is a source.
+    # Weaker sources kept: this test is about how a hostile abstract is quoted once it is a source.
     pipeline, llm = make_pipeline(
         store,
         embedder,
         ["PWNED [1]. Knowledge entropy declines [5]."],
         answer_k=3,
-        duplicate_source_cosine=0.0,
         one_paper_within=0.0,
     )
     answer = pipeline.ask("knowledge entropy pretraining")
@@ -257,17 +249,16 @@ def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
     assert "Answer: Knowledge entropy declines as pretraining advances." in graded and "[1]" not in graded
 
 
-# Drafts the default model (qwen1.5b) really wrote for questions the sources cannot answer, from
-# `citewise eval --split test` (reports/…/results.jsonl). With the relevance gate open, as in a large
-# index where some passage is always close enough, nothing but the claim checks stands between
-# them and the user.
+# Drafts in the style the default model writes for questions the sources cannot answer: the answer
+# from memory, then a pointer at a source. With the relevance gate open, as in a large index where
+# some passage is always close enough, nothing but the claim checks stands between them and the user.
 MEMORY_DRAFTS = [
-    ("Who won the 2022 FIFA World Cup?",
-     "The 2022 FIFA World Cup was won by France. This information is found in the abstract of [1]."),
-    ("What is the boiling point of ethanol at sea level?", "The boiling point of ethanol at sea level is 78.3°C [1]."),
-    ("What is the capital of Australia?",
-     "The capital of Australia is Canberra. This information can be found in the abstract of [2], which "
-     "describes a novel Riemannian flow matching framework for structure prediction of metal-organic frameworks."),
+    ("Who won the 2014 Tour de France?",
+     "The 2014 Tour de France was won by Vincenzo Nibali. This information is found in the abstract of [1]."),
+    ("What is the melting point of lead?", "The melting point of lead is 327.5°C [1]."),
+    ("What is the capital of Canada?",
+     "The capital of Canada is Ottawa. This information can be found in the abstract of [2], which "
+     "describes routing weights of mixture-of-experts models used as embeddings."),
 ]  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag.chunking import chunk_text
+from rag.index.chunking import chunk_text
 from rag.text import estimate_tokens as approx_tokens
 from rag.text import sentence_spans
 

@@ -3,12 +3,20 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag.citations import attach_trailing_markers, parse_markers, strip_markers
-from rag.evidence import evidence_for, select_evidence
-from rag.trust import Trust, check_answer
+from rag.answer.citations import attach_trailing_markers, parse_markers, strip_markers
+from rag.answer.trust import Trust
+from rag.answer.trust import check_answer as _check_answer
+from rag.questions import parse
+from rag.search.evidence import evidence_for, select_evidence
+from rag.text import content_words
 from rag.types import Chunk, Paper, Passage, SearchResult
 from tests.conftest import PAPERS, SEEDS
 from tests.fakes import FakeEmbedder
+
+
+def check_answer(draft, evidence, embedder, trust, question="", confirm=None):
+    """`trust.check_answer` on the question as parsed."""
+    return _check_answer(draft, evidence, embedder, trust, parse(question), confirm)
 
 
 def _results(papers=None):
@@ -25,7 +33,7 @@ def _results(papers=None):
 def _evidence(question="knowledge entropy pretraining routers graphs", budget=400):
     emb = FakeEmbedder()
     return emb, select_evidence(
-        question, emb.embed(question), _results(), emb, budget_tokens=budget, keep_within=10
+        content_words(question), emb.embed(question), _results(), emb, budget_tokens=budget, keep_within=10
     )
 
 
@@ -188,7 +196,7 @@ def test_a_sentence_naming_one_paper_but_citing_another_is_checked_against_the_n
 
 
 def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
-    """A real draft sentence (dev which-02): the question's words ("bird sounds") are not the
+    """A real draft sentence of the default model: the question's words ("bird sounds") are not the
     abstract's ("avian bioacoustics"); asked for a paper, naming it in those words is the answer."""
     row = next(
         r
@@ -211,7 +219,7 @@ def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
 
 
 def test_a_marker_used_as_a_noun_gets_the_papers_title():
-    from rag.citations import name_noun_markers
+    from rag.answer.citations import name_noun_markers
 
     titles = {1: "Beyond Next Token Prediction", 2: "LoLCATs"}
     # Drafts the default model wrote: the marker stands where the paper's name belongs.
@@ -233,40 +241,6 @@ def test_a_marker_used_as_a_noun_gets_the_papers_title():
     )
 
 
-def test_a_source_repeating_a_better_ranked_one_is_left_out_only_when_asked():
-    emb = FakeEmbedder()
-    original = "We propose Fluxor, which cuts the memory of attention by half on long documents."
-    papers = [
-        ("p-a", original + " It is evaluated on three benchmarks."),
-        # the same sentence with one name and one number changed: a near copy
-        (
-            "p-copy",
-            "We propose Glimmer, which cuts the memory of attention by 40% on long documents. "
-            "Its code and models are released for reproduction.",
-        ),
-        ("p-other", "Attention memory on long documents is studied with a new profiling benchmark."),
-    ]
-    results = _results(papers)
-    question = "Which method cuts the memory of attention on long documents?"
-
-    def ids(cosine: float) -> list[str]:
-        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
-                             duplicate_cosine=cosine)  # fmt: skip
-        return [e.paper.id for e in ev]
-
-    assert ids(0.0) == ["p-a", "p-copy", "p-other"]  # off: every source within reach is kept
-    assert ids(0.7) == ["p-a", "p-other"]  # the near copy goes; a paper on the topic in its own words stays
-    assert [e.number for e in select_evidence(question, emb.embed(question), results, emb, budget_tokens=400,
-                                              keep_within=10, duplicate_cosine=0.7)] == [1, 2]  # fmt: skip
-    # best_sentence: the near copy stays (it may be the right paper) with one sentence, the rest as before
-    trimmed = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
-                              duplicate_cosine=0.7, duplicates="best_sentence")  # fmt: skip
-    assert [(e.paper.id, len(e.chosen)) for e in trimmed] == [("p-a", 2), ("p-copy", 1), ("p-other", 1)]
-    whole = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10)
-    assert [(e.paper.id, len(e.chosen)) for e in whole] == [("p-a", 2), ("p-copy", 2), ("p-other", 1)]
-    assert [e.number for e in trimmed] == [1, 2, 3]
-
-
 def test_a_paper_matching_in_one_sentence_only_is_no_source_with_paper_within():
     # Among thousands of papers on one topic, one sentence of another paper is as close as the
     # right paper's best; the right paper is the one whose abstract answers in several sentences.
@@ -282,7 +256,7 @@ def test_a_paper_matching_in_one_sentence_only_is_no_source_with_paper_within():
     question = "How does the method cut the memory of attention on long documents?"
 
     def ids(within):
-        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
+        ev = select_evidence(content_words(question), emb.embed(question), results, emb, budget_tokens=400, keep_within=10,
                              paper_within=within)  # fmt: skip
         return [e.paper.id for e in ev]
 
@@ -309,7 +283,7 @@ def test_a_paper_the_question_names_stays_a_source_under_the_one_paper_rules():
     question = "What does FlashMem cut on long documents, and which birds does BirdNet hear?"
 
     def ids(named=(), within=0.2, keep=0.35):
-        ev = select_evidence(question, emb.embed(question), results, emb, budget_tokens=400, keep_within=keep,
+        ev = select_evidence(content_words(question), emb.embed(question), results, emb, budget_tokens=400, keep_within=keep,
                              paper_within=within, named=named)  # fmt: skip
         return [e.paper.id for e in ev]
 

@@ -82,10 +82,11 @@ def test_help_is_fast_and_lists_commands():
 
 
 def test_env_example_lists_every_setting():
-    from rag.settings import Settings
+    from rag.settings import Settings, env_example
     from tests.conftest import ROOT
 
     text = (ROOT / ".env.example").read_text()
+    assert text == env_example(), "run: python -m rag.settings > .env.example"
     missing = [n for n in Settings.model_fields if f"RAG_{n.upper()}" not in text]
     assert not missing, f".env.example lacks {missing}"
 

@@ -2,8 +2,8 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
-from rag.ingest import ingest
-from rag.store import Store
+from rag.index.ingest import ingest
+from rag.index.store import Store
 from tests.conftest import make_pipeline, write_jsonl
 
 TOPICS = [
@@ -31,7 +31,7 @@ def test_eight_threads_with_different_k_get_what_sequential_calls_get(tmp_path, 
     write_jsonl(folder / "p.jsonl", rows)
     store = Store(tmp_path / "chroma", fingerprint={"embedder": embedder.model_id, "chunk_tokens": 60})
     ingest([folder], store, embedder, chunk_tokens=60)
-    pipeline, _ = make_pipeline(store, embedder, candidate_multiplier=1)
+    pipeline, _ = make_pipeline(store, embedder)
     calls = [
         (f"{TOPICS[i % 10]} and {TOPICS[(i + 4) % 10]} results", k) for i in range(8) for k in (1, 3, 8, 20)
     ]

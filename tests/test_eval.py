@@ -73,7 +73,7 @@ def test_the_committed_split_is_balanced_apart_from_dev_only_items():
     assert imbalance(dev, test) == []
     test_only = [r for r in test if r.get("dev_only")]
     assert not test_only, "a dev-only item in the test split"
-    # Without the flag, the which-paper items written for round 8 would unbalance the split.
+    # Without the flag, the which-paper items written later for dev would unbalance the split.
     assert imbalance([{k: v for k, v in r.items() if k != "dev_only"} for r in dev], test)
 
 
@@ -172,7 +172,7 @@ def test_run_and_report_with_fakes(tmp_path, indexed, embedder):
 def test_a_follow_up_is_asked_after_its_answered_first_turn_and_replays(tmp_path, indexed, embedder):
     from eval.gold import parse_item
     from eval.replay import ReplayLLM
-    from rag.answer import Pipeline
+    from rag.answer.pipeline import Pipeline
 
     row = {"id": "f1", "question": "How much does it improve benchmarks?", "type": "followup",
            "history": ["Can mixture-of-experts routers be embeddings?"], "facts": ["10.5"], "papers": ["p-moe"]}  # fmt: skip

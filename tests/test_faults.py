@@ -13,15 +13,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-import rag.readers
-from rag.answer import Pipeline
-from rag.ingest import ingest, ingest_lock
+import rag.index.readers
+from rag.answer.pipeline import Pipeline
+from rag.index.ingest import ingest, ingest_lock
+from rag.index.store import Store, StoreError
 from rag.llm import LLMError
 from rag.llm.models import SHIPPED, shipped_model_path
 from rag.llm.ollama import OllamaLLM
 from rag.llm.openai_compat import OpenAICompatLLM
 from rag.settings import Settings
-from rag.store import Store, StoreError
 from tests.conftest import PAPERS, make_pipeline, write_jsonl
 from ui.app import llm_choices
 
@@ -64,7 +64,7 @@ def test_thousands_of_small_files(tmp_path, store, embedder):
 def test_file_removed_mid_run(monkeypatch, store, embedder, corpus):
     write_jsonl(corpus / "papers_b.jsonl", [{"id": "late", "abstract": "A paper that vanishes."}])
     (corpus / "notes.txt").write_text("A plain text abstract about retrieval.")
-    real = rag.readers._READERS[".jsonl"]
+    real = rag.index.readers._READERS[".jsonl"]
 
     def read_and_delete(path, *args, **kwargs):
         # While the first file is read, another one disappears (a sync client, a user).
@@ -72,7 +72,7 @@ def test_file_removed_mid_run(monkeypatch, store, embedder, corpus):
             (corpus / "papers_b.jsonl").unlink(missing_ok=True)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setitem(rag.readers._READERS, ".jsonl", read_and_delete)
+    monkeypatch.setitem(rag.index.readers._READERS, ".jsonl", read_and_delete)
     summary = ingest([corpus], store, embedder, chunk_tokens=60)
     assert any("papers_b.jsonl" in str(e) for e in summary.errors), summary.errors
     assert consistent(store)["papers"] == len(PAPERS) + 1  # papers_a and notes.txt
@@ -104,7 +104,7 @@ def test_locked_index_is_a_clear_error_and_loses_nothing(indexed, embedder, corp
 LOCK_HOLDER = """
 import sys, time
 from pathlib import Path
-from rag.ingest import ingest_lock
+from rag.index.ingest import ingest_lock
 with ingest_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     time.sleep(60)

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from rag import filters as flt
-from rag.ingest import ingest
-from rag.retrieve import search
+from rag.index.ingest import ingest
+from rag.search.retrieve import search
 from tests.conftest import write_jsonl
 
 VENUES = ["ICLR 2025", "ICLR 2024", "NeurIPS 2024", "arXiv"]
@@ -84,7 +84,7 @@ def test_facets_list_the_values_present(catalogue):
 def test_an_index_from_before_filters_is_upgraded_in_place(tmp_path, store, embedder, catalogue):
     """A version-1 index (no filter fields) still answers; filtering asks for one ingest, which adds
     the fields without re-embedding."""
-    from rag.store import StoreError
+    from rag.index.store import StoreError
 
     store, rows = catalogue
     col = store.collection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rag.readers import read_paths
+from rag.index.readers import read_paths
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -82,7 +82,7 @@ def test_format_is_chosen_by_content_not_extension(tmp_path):
 
 
 def test_one_ingest_reads_every_format(tmp_path, store, embedder):
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
 
     summary = ingest([DATA], store, embedder, chunk_tokens=60)
     assert summary.papers == 8 and summary.files_read == 4

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from rag.ingest import dedupe, ingest
-from rag.readers import read_paths
-from rag.store import StaleIndexError, Store
+from rag.index.ingest import dedupe, ingest
+from rag.index.readers import read_paths
+from rag.index.store import StaleIndexError, Store
 from tests.conftest import PAPERS, SEEDS, write_jsonl
 
 

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from rag import keyword as kw
 from rag import text as tx
+from rag.index import keyword as kw
 
 WORDS = "graph attention sparse tokens reward model policy diffusion image audio retrieval memory".split()
 

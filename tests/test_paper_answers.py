@@ -6,11 +6,11 @@ set to 0 where a test is about the confirmation."""
 import json
 from dataclasses import replace
 
-from rag.answer import judge
-from rag.evidence import evidence_for
-from rag.questions import asks_for_paper, asks_for_papers, paper_description
+from rag.answer.stages import judge
+from rag.answer.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer, clean_draft
+from rag.questions import parse
+from rag.search.evidence import evidence_for
 from rag.settings import Settings
-from rag.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer, clean_draft
 from rag.types import Check, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
@@ -20,7 +20,7 @@ SD_LORA = "5U1rlpX68A"
 WASHING = "dXCpPgjTtd"
 ON = Trust(min_paper_fit=0.0, checks=(*CLAIM_CHECKS, "paper_fit"))
 QUESTION = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
-# The default model's draft for that question (dev item which-14).
+# The default model's draft for that question.
 DRAFT = (
     "Yes, there is a paper on continual learning that separates how large LoRA updates are from which way they point. "
     'It is titled "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning" and can be found in source [1].'
@@ -33,13 +33,14 @@ def _source(pid: str, number: int = 1):
 
 
 def test_questions_that_ask_for_a_paper_and_what_they_describe():
-    assert asks_for_paper(QUESTION) and not asks_for_papers(QUESTION)
-    assert paper_description(QUESTION).startswith("continual learning that separates")
+    asked = parse(QUESTION)
+    assert asked.asks_for_paper and not asked.asks_for_papers
+    assert asked.described[0].startswith("continual learning that separates")
     which = "Which work shows that networks pruned during training resist blurry pictures?"
-    assert paper_description(which) == "shows that networks pruned during training resist blurry pictures"
-    assert asks_for_papers("Are there papers on machine unlearning?")
-    assert not asks_for_paper("Is there a recipe for tuning a 7B chatbot on a small budget?")
-    assert paper_description("What is PAD?") == "What is PAD?"
+    assert parse(which).described[0] == "shows that networks pruned during training resist blurry pictures"
+    assert parse("Are there papers on machine unlearning?").asks_for_papers
+    assert not parse("Is there a recipe for tuning a 7B chatbot on a small budget?").asks_for_paper
+    assert parse("What is PAD?").described[0] == "What is PAD?"
 
 
 def test_a_sentence_that_names_a_paper_is_not_dropped_as_a_pointer():
@@ -58,7 +59,7 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
         asked.append(ev.paper.id)
         return True
 
-    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, confirm)
+    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, parse(QUESTION), confirm)
     assert asked == [SD_LORA]
     [shown] = checked.sentences
     assert shown.text.startswith("“SD-LoRA: Scalable Decoupled") and shown.citations == [1]
@@ -71,7 +72,9 @@ def test_a_confirmed_paper_is_shown_with_its_quoted_sentence_not_the_restatement
 
 
 def test_a_paper_the_model_does_not_confirm_is_not_shown():
-    checked = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev, q: False)
+    checked = check_answer(
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, parse(QUESTION), lambda ev, q: False
+    )
     assert not checked.sentences and not checked.supported and len(checked.removed) == 2
 
 
@@ -80,22 +83,22 @@ def test_a_paper_below_the_fit_is_not_put_to_the_model():
         raise AssertionError("the model is asked only about a paper that fits")
 
     checked = check_answer(
-        DRAFT, [_source(SD_LORA)], FakeEmbedder(), replace(ON, min_paper_fit=5.0), QUESTION, confirm
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), replace(ON, min_paper_fit=5.0), parse(QUESTION), confirm
     )
     assert not checked.supported
 
 
 def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
-    plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION)
+    plain = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON, parse(QUESTION))
     off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.without("paper_fit"),
-                       QUESTION, lambda ev, q: True)  # fmt: skip
+                       parse(QUESTION), lambda ev, q: True)  # fmt: skip
     assert not plain.supported and not off.supported
     assert "paper_fit" in Settings().claim_checks and "paper_fit" in CLAIM_CHECKS  # on by default
 
 
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
     draft = "The paper “SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning” reaches 99.9% accuracy on ImageNet [1]."  # fmt: skip
-    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, QUESTION, lambda ev, q: True)
+    checked = check_answer(draft, [_source(SD_LORA)], FakeEmbedder(), ON, parse(QUESTION), lambda ev, q: True)
     assert not checked.supported and "99.9" in checked.removed[0].why_not
 
 
@@ -108,34 +111,34 @@ def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_
         "Yes, there is a paper on making an AI forget a huge amount of memorized facts without hurting its "
         f'reasoning. It can be found in the source titled "{ROWS[WASHING]["title"]}" [1].'
     )
-    checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, question, lambda ev, q: True)
+    checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, parse(question), lambda ev, q: True)
     [shown] = checked.sentences
     assert shown.checks[0].name == "paper_fit" and checked.removed
-    assert not answer_removed(question, checked)
+    assert not answer_removed(parse(question), checked)
     unconfirmed = replace(checked, sentences=[replace(shown, checks=[Check("similarity", True)])])
-    assert answer_removed(question, unconfirmed)
+    assert answer_removed(parse(question), unconfirmed)
 
 
 def test_a_which_paper_answer_that_names_its_paper_by_the_marker_alone_keeps_it():
-    # The default model's draft on test para-02 (round 17): the title is left out, only [1] says
-    # which paper. Asked for a paper, the marker is the answer; asked anything else, a sentence that
-    # only points at a source is still dropped.
-    question = "Is there a paper on making an AI erase a huge amount of memorized facts without hurting its reasoning?"  # fmt: skip
+    # The default model's habit: the title left out, only [1] says which paper. Asked for a paper,
+    # the marker is the answer; asked anything else, a sentence that only points at a source is
+    # still dropped.
+    question = "Is there a paper on getting a language model to drop a large body of memorized facts while keeping its reasoning?"  # fmt: skip
     draft = f"{question.replace('Is there', 'Yes, there is').rstrip('?')}. It can be found in [1]."
     sources = [_source(WASHING)]
-    got = judge(question, draft, sources, FakeEmbedder(), ON, confirm=lambda ev, q: True)
+    got = judge(parse(question), draft, sources, FakeEmbedder(), ON, confirm=lambda ev, q: True)
     assert not got.get("abstained") and got["text"].startswith(f"“{ROWS[WASHING]['title']}” [1]: “")
     assert [c.paper_id for c in got["citations"]] == [WASHING]
     plain = clean_draft(draft, [ROWS[WASHING]["title"]])
     assert "found in" not in plain  # without the question's kind the pointer goes, as before
-    other = judge("What does LaW update?", "LaW updates MLP layers [1]. It can be found in [1].",
+    other = judge(parse("What does LaW update?"), "LaW updates MLP layers [1]. It can be found in [1].",
                   sources, FakeEmbedder(), ON, confirm=lambda ev, q: True)  # fmt: skip
     assert "found in" not in other["text"] and "MLP" in other["text"]
 
 
 def test_a_restating_list_names_each_paper_measured_against_its_own_alternative():
     # "The papers that do X or Y are [1] and [2].": each listed paper is one of the answers, and
-    # fits X or Y, not both at once (dev alt-07). Between the fits to the whole description
+    # fits X or Y, not both at once . Between the fits to the whole description
     # (0.61, 0.50 with the fake embedder) and to each paper's alternative (0.86, 0.72).
     question = "Which papers decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs?"  # fmt: skip
     draft = "The papers that decouple LoRA updates for class incremental learning or wash large scale knowledge out of LLMs are [1] and [2]."  # fmt: skip
@@ -146,7 +149,9 @@ def test_a_restating_list_names_each_paper_measured_against_its_own_alternative(
         asked.append((ev.paper.id, alternative))
         return True
 
-    checked = check_answer(draft, sources, FakeEmbedder(), replace(ON, min_paper_fit=0.65), question, confirm)
+    checked = check_answer(
+        draft, sources, FakeEmbedder(), replace(ON, min_paper_fit=0.65), parse(question), confirm
+    )
     # The model is asked about the alternative each paper fits, not whether it answers both.
     assert asked == [
         (SD_LORA, "Which papers decouple LoRA updates for class incremental learning?"),

@@ -4,7 +4,7 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag.readers import clean_text, normalize_text, read_paths, text_id
+from rag.index.readers import clean_text, normalize_text, read_paths, text_id
 from tests.conftest import SEEDS, write_jsonl
 
 

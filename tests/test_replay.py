@@ -6,8 +6,8 @@ import json
 import pytest
 
 from eval.replay import ReplayLLM
+from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
 from rag.llm import LLMError
-from rag.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
 from tests.fakes import FakeLLM
 
 QUESTION = "Which paper draws training setups as pictures?"
@@ -42,7 +42,7 @@ def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp
     assert live.prompts == [_confirm()]
     with pytest.raises(LLMError, match="no stored confirmation"):
         ReplayLLM(_run(tmp_path)).complete(_confirm("Another paper"))
-    # Runs before round 10 stored the answer to another prompt (`confirmed`): not replayed.
+    # Older runs stored the answer to another prompt (`confirmed`): not replayed.
     with pytest.raises(LLMError, match="no stored confirmation"):
         ReplayLLM(_run(tmp_path, confirmed={TITLE: True})).complete(_confirm())
 

@@ -1,7 +1,8 @@
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from rag.retrieve import rrf, search
+from rag.questions import parse
+from rag.search.retrieve import rrf, search
 
 
 def _hits(ids):
@@ -45,7 +46,7 @@ def test_the_collection_handle_is_fetched_once_for_many_searches(indexed, embedd
 
 
 def test_a_write_refreshes_the_handle_and_the_fingerprint_check(indexed, embedder, corpus):
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from tests.conftest import write_jsonl
 
     generation = indexed.collection.metadata["generation"]
@@ -78,7 +79,7 @@ NAMED = [
 
 @pytest.fixture
 def named(tmp_path, store, embedder):
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from tests.conftest import write_jsonl
 
     folder = tmp_path / "named"
@@ -89,9 +90,11 @@ def named(tmp_path, store, embedder):
 
 
 def test_a_rare_name_pulls_the_paper_that_contains_it(named, embedder):
-    from rag.retrieve import NameRetriever, name_hits, rare_names
+    from rag.search.retrieve import NameRetriever, name_hits, rare_names
 
-    assert rare_names("Which optimizer does Time-MoE use for forecasting models?", named) == ["Time-MoE"]
+    assert rare_names(parse("Which optimizer does Time-MoE use for forecasting models?").names, named) == [
+        "Time-MoE"
+    ]
     assert set(name_hits("Which optimizer does Time-MoE use for forecasting models?", named)) == {"Time-MoE"}
     hits = NameRetriever(named, embedder).retrieve("Which optimizer does Time-MoE use?")
     assert hits and all(h.node.metadata["paper_id"] == "p-named" for h in hits)
@@ -102,21 +105,21 @@ def test_a_rare_name_pulls_the_paper_that_contains_it(named, embedder):
 
 
 def test_sources_narrow_to_the_papers_that_name_the_subject(named, embedder):
-    from rag.retrieve import on_subject
+    from rag.search.retrieve import on_subject
 
     results = search("Which optimizer cuts memory for Time-MoE?", named, embedder, k=4, name_weight=0)
     assert "p-named" in [r.paper.id for r in results] and len(results) > 1
-    kept = on_subject("Which optimizer cuts memory for Time-MoE?", results, named)
+    kept = on_subject(parse("Which optimizer cuts memory for Time-MoE?"), results, named)
     assert [r.paper.id for r in kept] == ["p-named"]
     assert [r.rank for r in kept] == [1]
     # nothing named in the index: unchanged
     plain = search("forecasting models", named, embedder, k=3)
-    assert on_subject("forecasting models with FooBarNet", plain, named) == plain
+    assert on_subject(parse("forecasting models with FooBarNet"), plain, named) == plain
     # "Which papers X with Time-MoE or Y?": the name is one alternative's subject, not every source's.
     several = "Which papers train Time-MoE on forecasting data or cut optimizer memory by half?"
-    assert [r.paper.id for r in on_subject(several, results, named)] == [r.paper.id for r in results]
+    assert [r.paper.id for r in on_subject(parse(several), results, named)] == [r.paper.id for r in results]
     shared = "Which papers train Time-MoE on forecasting data or evaluate Time-MoE on many domains?"
-    assert [r.paper.id for r in on_subject(shared, results, named)] == ["p-named"]
+    assert [r.paper.id for r in on_subject(parse(shared), results, named)] == ["p-named"]
 
 
 def _results(ids):
@@ -126,7 +129,7 @@ def _results(ids):
 
 
 def test_paper_rankings_interleave_with_the_first_on_top():
-    from rag.retrieve import fuse_papers
+    from rag.search.retrieve import fuse_papers
 
     fused = fuse_papers([_results(["a", "b", "c"]), _results(["x", "a"]), _results(["y", "z"])], k=4)
     assert [r.paper.id for r in fused] == ["a", "x", "y", "b"]
@@ -138,5 +141,6 @@ def test_each_alternative_of_a_several_papers_question_brings_its_best_paper(nam
     # Asked as one, the forecasting papers fill the top; asked for each alternative, both show.
     whole = search(question.replace("Which papers", "Which study"), named, embedder, k=2)
     assert "p-other" not in [r.paper.id for r in whole]
-    found = [r.paper.id for r in search(question, named, embedder, k=2)]
+    alternatives = parse(question).alternatives
+    found = [r.paper.id for r in search(question, named, embedder, k=2, alternatives=alternatives)]
     assert "p-other" in found and any(pid.startswith("p-gen") or pid == "p-named" for pid in found)

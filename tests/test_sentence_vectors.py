@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from rag.evidence import embedded_sentences
-from rag.retrieve import rerank_by_sentences
-from rag.sentence_vectors import SentenceVectors
+from rag.index.sentence_vectors import SentenceVectors
+from rag.search.evidence import embedded_sentences
+from rag.search.retrieve import rerank_by_sentences
 from rag.text import sentence_spans
 from rag.types import Paper, SearchResult
 from tests.fakes import FakeEmbedder
@@ -116,7 +116,7 @@ def test_a_query_that_gives_a_title_finds_that_paper_first():
 
 
 def test_ingest_embeds_every_papers_sentences_once(tmp_path, store, embedder, corpus):
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
 
     kept = SentenceVectors(tmp_path / "v.sqlite", embedder.model_id)
     first = ingest([corpus], store, embedder, chunk_tokens=60, sentences=kept)
@@ -127,7 +127,7 @@ def test_ingest_embeds_every_papers_sentences_once(tmp_path, store, embedder, co
 
 
 def test_search_reranks_the_fused_ranking_by_sentences(indexed, embedder):
-    from rag.retrieve import search
+    from rag.search.retrieve import search
 
     seen = []
 

@@ -78,21 +78,24 @@ def test_empty_slots_where_a_name_was_are_detected():
 
 
 def test_follow_ups_about_the_paper_just_discussed():
-    assert qs.refers_back("Which datasets did they use?") and qs.refers_back("How fast is the method?")
-    assert not qs.refers_back("Which datasets does TEAL use?")
+    assert (
+        qs.parse("Which datasets did they use?").refers_back
+        and qs.parse("How fast is the method?").refers_back
+    )
+    assert not qs.parse("Which datasets does TEAL use?").refers_back
     for question in (
         "Which base models did they test on?",
         "How fast is the method?",
         "Is this paper peer-reviewed?",
     ):
-        assert qs.points_at_paper(question), question
+        assert qs.parse(question).points_at_paper, question
     for question in (
         "Do other papers do this?",
         "How does it compare with LoRA?",
         "Which paper proposes a method that prunes networks?",
         "What is a method that reduces the KV cache?",
     ):
-        assert not qs.points_at_paper(question), question
+        assert not qs.parse(question).points_at_paper, question
 
 
 def test_clauses_split_two_statements_and_leave_lists_whole():

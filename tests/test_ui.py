@@ -1,4 +1,4 @@
-from rag.answer import Turn
+from rag.answer.pipeline import Turn
 from tests.conftest import make_pipeline
 from ui.app import respond
 from ui.render import esc, render_answer

@@ -6,13 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from rag.evidence import evidence_for
-from rag.text import content_words, shared_names
-from rag.trust import (
+from rag.answer.trust import (
     Checked,
     Trust,
     answer_removed,
-    check_answer,
     check_direction,
     check_names,
     check_numbers,
@@ -23,6 +20,10 @@ from rag.trust import (
     restates_question,
     unstated_focus,
 )
+from rag.answer.trust import check_answer as _check_answer
+from rag.questions import parse
+from rag.search.evidence import evidence_for
+from rag.text import content_words, shared_names
 from rag.types import AnswerSentence, Chunk, Paper, Passage, SearchResult
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
@@ -34,6 +35,11 @@ TEAL = "We improve existing sparse kernels and demonstrate wall-clock decoding s
 BIRDSET = "BirdSet surpasses AudioSet with over 6,800 recording hours ($\\uparrow17\\%$) from nearly 10,000 classes ($\\uparrow18\\times$) for training and more than 400 hours ($\\uparrow7\\times$) across eight strongly labeled evaluation datasets."  # fmt: skip
 SINKS = "After relaxing such dependence by replacing softmax attention with other attention operations, such as sigmoid attention without normalization, attention sinks do not emerge in LMs up to 1B parameters."  # fmt: skip
 TIME_MOE = "By leveraging a sparse mixture-of-experts (MoE) design, Time-MoE enhances computational efficiency by activating only a subset of networks for each prediction, reducing computational load while maintaining high model capacity."  # fmt: skip
+
+
+def check_answer(draft, evidence, embedder, trust, question="", confirm=None):
+    """`trust.check_answer` on the question as parsed."""
+    return _check_answer(draft, evidence, embedder, trust, parse(question), confirm)
 
 
 def test_the_sentences_are_real_seed_sentences():
@@ -112,8 +118,8 @@ def test_direction(claim, source, passed):
 
 
 def test_coverage_asks_for_most_words_and_exactly_half_is_not_most():
+    from rag.answer.trust import check_coverage
     from rag.text import content_words
-    from rag.trust import check_coverage
 
     # Another paper's sentence (patch-level training) against TEAL's abstract: 4 of its 8 content
     # words occur there ("training-free", "tokens", "reducing", "multiplications").
@@ -156,33 +162,49 @@ def test_refusal_rules():
     assert is_refusal("The provided sources do not mention the optimizer.")
     assert is_refusal("Time-MoE's optimizer is not stated in the abstract.")
     assert not is_refusal("Time-MoE uses a sparse mixture-of-experts design [1].")
-    assert unstated_focus("How many GPUs were used to train Time-MoE?", [ABSTRACTS["e1wDDFmlVu"]]) == ["GPUs"]
-    assert unstated_focus("How many recording hours does BirdSet have?", [ABSTRACTS["dRXxFEY8ZE"]]) == []
+    assert unstated_focus(parse("How many GPUs were used to train Time-MoE?"), [ABSTRACTS["e1wDDFmlVu"]]) == [
+        "GPUs"
+    ]
+    assert (
+        unstated_focus(parse("How many recording hours does BirdSet have?"), [ABSTRACTS["dRXxFEY8ZE"]]) == []
+    )
     # Asking for a paper, "how many X" says what the paper does: the answer is the paper, not a count.
     rank_paper = "Is there a paper that picks how many GPUs each layer of Time-MoE gets?"
-    assert unstated_focus(rank_paper, [ABSTRACTS["e1wDDFmlVu"]]) == []
+    assert unstated_focus(parse(rank_paper), [ABSTRACTS["e1wDDFmlVu"]]) == []
     trust = Trust(min_relevance=0.3)
-    assert trust.before_generation("anything", 0.1, []).code == "low_relevance"
-    assert trust.without("low_relevance").before_generation("anything", 0.1, []) is None
+    assert trust.before_generation(parse("anything"), 0.1, []).code == "low_relevance"
+    assert trust.without("low_relevance").before_generation(parse("anything"), 0.1, []) is None
     # A short question about an acronym embeds far from every passage; a source naming it keeps it.
     moe = [ABSTRACTS["e1wDDFmlVu"], ABSTRACTS["dRXxFEY8ZE"]]
-    assert shared_names("Which papers use MoE?", moe) == ["MoE"]
-    assert trust.before_generation("Which papers use MoE?", 0.1, moe) is None
-    assert trust.before_generation("Who won the 2022 FIFA World Cup?", 0.1, moe).code == "low_relevance"
+    assert shared_names(parse("Which papers use MoE?").names, moe) == ["MoE"]
+    assert trust.before_generation(parse("Which papers use MoE?"), 0.1, moe) is None
+    assert (
+        trust.before_generation(parse("Who won the 2014 Tour de France?"), 0.1, moe).code == "low_relevance"
+    )
     # The gate reads titles too: a title may be the only place that names the method.
     scope = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
-    assert "SCOPE" in scope.text and trust.before_generation("What does SCOPE do?", 0.1, [scope.text]) is None
+    assert (
+        "SCOPE" in scope.text
+        and trust.before_generation(parse("What does SCOPE do?"), 0.1, [scope.text]) is None
+    )
     nothing = Checked("", [], [], [], 0, [])
-    assert trust.after_generation("Entropy declines.", nothing, "q").code == "no_supported_sentence"
-    assert trust.after_generation("I cannot answer this.", nothing, "q").code == "model_declined"
+    assert trust.after_generation("Entropy declines.", nothing, parse("q")).code == "no_supported_sentence"
+    assert trust.after_generation("I cannot answer this.", nothing, parse("q")).code == "model_declined"
     backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
-    assert trust.after_generation("x", backed, "q", lambda c: False) is None  # the grade is off by default
+    assert (
+        trust.after_generation("x", backed, parse("q"), lambda c: False) is None
+    )  # the grade is off by default
     graded = Trust(rules=(*trust.rules, "judged_unanswered"))
     assert (
-        graded.after_generation("x", backed, "Which optimizer?", lambda c: False).code == "judged_unanswered"
+        graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: False).code
+        == "judged_unanswered"
     )
-    assert graded.after_generation("x", backed, "Which optimizer?", lambda c: None) is None  # no verdict
-    assert graded.without("judged_unanswered").after_generation("x", backed, "q", lambda c: False) is None
+    assert (
+        graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: None) is None
+    )  # no verdict
+    assert (
+        graded.without("judged_unanswered").after_generation("x", backed, parse("q"), lambda c: False) is None
+    )
 
 
 def test_numbers_derived_from_the_source_by_arithmetic_pass():
@@ -200,15 +222,15 @@ def test_an_answer_that_only_repeats_the_question_is_refused():
     question = "What sampling temperature is used in the Best-of-N aware fine-tuning experiments?"
     echo = _shown("The sampling temperature is used in the Best-of-N aware fine-tuning experiments [1].")
     checked = Checked("", echo, [], [], 0, ["x"])
-    assert restates_question(question, checked)
-    assert Trust().after_generation("x", checked, question).code == "restates_question"
-    assert Trust().without("restates_question").after_generation("x", checked, question) is None
+    assert restates_question(parse(question), checked)
+    assert Trust().after_generation("x", checked, parse(question)).code == "restates_question"
+    assert Trust().without("restates_question").after_generation("x", checked, parse(question)) is None
     # One word the question did not say is an answer; so is a yes/no question answered in its words.
     said = _shown("The experiments sample at temperature 0.7 [1].")
-    assert not restates_question(question, Checked("", said, [], [], 0, ["x"]))
+    assert not restates_question(parse(question), Checked("", said, [], [], 0, ["x"]))
     yes = _shown("Provable unlearning in topic models works without retraining the whole model [1].")
     assert not restates_question(
-        "Does provable unlearning in topic models work without retraining the whole model?",
+        parse("Does provable unlearning in topic models work without retraining the whole model?"),
         Checked("", yes, [], [], 0, ["x"]),
     )
 
@@ -224,11 +246,11 @@ def test_an_answer_whose_answering_sentence_failed_is_refused():
         "inherent modularity of MOFs [1]."
     )
     checked = Checked("", context, removed, [], 0, ["x"])
-    assert answer_removed(question, checked)
-    assert Trust().after_generation("x", checked, question).code == "answer_removed"
+    assert answer_removed(parse(question), checked)
+    assert Trust().after_generation("x", checked, parse(question)).code == "answer_removed"
     # What is left still speaks to the question: the answer stands.
     kept = _shown("Graph neural networks predict the toxicity of a drug from its molecular graph [1].")
-    assert not answer_removed(question, Checked("", kept, removed, [], 0, ["x"]))
+    assert not answer_removed(parse(question), Checked("", kept, removed, [], 0, ["x"]))
 
 
 def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
@@ -237,9 +259,9 @@ def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
     passage = Passage(Chunk("x", 0, paper.abstract, 0, len(paper.abstract)), paper, 1.0, 0.1)
     results = [SearchResult(1, paper, 1.0, [passage])]
     trust = Trust(min_relevance=0.3)
-    assert trust.screen("What does SCOPE do?", results) is None
-    assert trust.screen("Who won the 2022 FIFA World Cup?", results).code == "low_relevance"
-    assert trust.screen("What does SCOPE do?", []).code == "low_relevance"
+    assert trust.screen(parse("What does SCOPE do?"), results) is None
+    assert trust.screen(parse("Who won the 2014 Tour de France?"), results).code == "low_relevance"
+    assert trust.screen(parse("What does SCOPE do?"), []).code == "low_relevance"
 
 
 SCOPE, DIAGRAMS, TIME_MOE_PAPER = PAPERS["dTkqaCKLPp"], PAPERS["dqyuCsBvn9"], PAPERS["e1wDDFmlVu"]
@@ -258,8 +280,8 @@ def test_topic_a_sentence_in_the_questions_words_cites_a_paper_that_has_them():
     assert not check.passed
     assert "music" in check.detail and "lyric" in check.detail
     # The paper the question is about, restated in the question's words, passes.
-    question = "What dataset was Time-MoE pre-trained on?"
-    answer = "Time-MoE was pre-trained on Time-300B, spanning over 9 domains."
+    question = "Which data collection did Time-MoE learn from before forecasting?"
+    answer = "Time-MoE learned from Time-300B, a data collection spanning over 9 domains."
     assert check_topic(content_words(answer), content_words(question), TIME_MOE_PAPER.text).passed
     # One word of the question is not a restatement of it.
     one = "A self-supervised method introduces unfaithful samples into music."
@@ -277,7 +299,7 @@ def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
     only_topic = Trust(checks=("topic",))
     checked = check_answer(draft, evidence, embedder, only_topic, TOXICITY)
     assert [c.name for s in checked.removed for c in s.checks if not c.passed] == ["topic"]
-    assert only_topic.after_generation(draft, checked, TOXICITY).code == "answer_removed"
+    assert only_topic.after_generation(draft, checked, parse(TOXICITY)).code == "answer_removed"
     # Without the check both sentences stand, and so does the answer.
     unchecked = check_answer(draft, evidence, embedder, Trust(checks=()), TOXICITY)
     assert len(unchecked.sentences) == 2 and not unchecked.removed

@@ -9,10 +9,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from rag import filters as flt
-from rag.answer import AnswerEvent, InputError, Pipeline, PreviewEvent, SourcesEvent, TokenEvent, Turn
+from rag.answer.pipeline import (
+    AnswerEvent,
+    InputError,
+    Pipeline,
+    PreviewEvent,
+    SourcesEvent,
+    TokenEvent,
+    Turn,
+)
+from rag.index.store import StoreError
 from rag.llm import LLMError
 from rag.settings import Settings
-from rag.store import StoreError
 from ui.render import render_answer, render_sources_pending, render_streaming
 
 log = logging.getLogger(__name__)
@@ -24,7 +32,8 @@ EXAMPLES = [
 ]
 CSS = """
 .cw-source { margin: 0.4em 0; padding: 0.3em 0.6em; border-left: 3px solid #8ab4f8; }
-.cw-notfound summary, .cw-details summary { cursor: pointer; color: #b06000; }
+.cw-notfound summary, .cw-details summary, .cw-trace summary { cursor: pointer; color: #b06000; }
+.cw-trace summary { color: #777; font-size: 0.85em; }
 .cw-details summary { color: #777; font-size: 0.85em; }
 .cw-cite { text-decoration: none; font-weight: 600; }
 .cw-preview mark { background: #fff3c4; }
@@ -284,7 +293,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
     demo.launch(
         server_name=settings.ui_host,
         server_port=settings.ui_port,
-        share=settings.ui_share,
+        share=False,
         auth=auth,
         css=CSS,
         js=JS,

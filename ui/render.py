@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from rag.citations import draft_preview, render_text
+from rag.answer.citations import draft_preview, render_text
 from rag.export import bibtex, cited_papers, markdown
 from rag.types import Answer, Citation, SearchResult
 
@@ -105,6 +105,23 @@ def render_export(answer: Answer) -> str:
     return f'\n\n<div class="cw-export">{"".join(parts)}</div>\n'
 
 
+def render_trace(answer: Answer) -> str:
+    """What each answer stage did (the answer's trace), collapsed: stage, decision, sentence, why."""
+    if not answer.trace:
+        return ""
+    rows = "".join(
+        f"<li><b>{html.escape(t.stage)}</b> {html.escape(t.decision)}"
+        + (f": “{html.escape(t.sentence[:160])}”" if t.sentence else "")
+        + (f" <small>({html.escape(t.reason)})</small>" if t.reason else "")
+        + "</li>"
+        for t in answer.trace
+    )
+    return (
+        f'<details class="cw-trace"><summary>details: how this answer was checked ({len(answer.trace)} steps)'
+        f"</summary><ol>{rows}</ol></details>\n"
+    )
+
+
 def _details(text: str) -> str:
     """Internal details (source file, scores) behind a small toggle."""
     return f'<details class="cw-details"><summary>details</summary><small>{text}</small></details>'
@@ -122,6 +139,7 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         return (
             f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
             + render_not_found(answer)
+            + render_trace(answer)
             + "\n---\n"
             + render_closest(answer.retrieved)
         )
@@ -131,7 +149,7 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         mark=lambda n: f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>',
         escape=esc,
     )
-    lines = [body, "", render_not_found(answer), "---", "**Sources**", ""]
+    lines = [body, "", render_not_found(answer), render_trace(answer), "---", "**Sources**", ""]
     for c in answer.citations:
         origin = ", ".join(c.sources)
         lines.append(

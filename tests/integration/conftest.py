@@ -11,10 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rag.embedding import embedder_from_settings
-from rag.ingest import ingest
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import ingest
+from rag.index.store import store_from_settings
 from rag.settings import Settings
-from rag.store import store_from_settings
 from tests.conftest import ROOT, SEEDS
 
 

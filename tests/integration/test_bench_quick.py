@@ -10,6 +10,7 @@ from tests.conftest import ROOT
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_quick_benchmark_writes_every_section(tmp_path):
     out = tmp_path / "bench.md"
     run = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,

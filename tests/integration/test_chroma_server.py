@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import Pipeline
-from rag.embedding import embedder_from_settings
-from rag.ingest import ingest
+from rag.answer.pipeline import Pipeline
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import ingest
+from rag.index.store import store_from_settings
 from rag.settings import Settings
-from rag.store import store_from_settings
 from tests.conftest import SEEDS
 from tests.integration.conftest import free_port, running
 
@@ -42,7 +42,7 @@ def test_ingest_and_search_against_a_chroma_server(tmp_path, chroma_url):
 
 
 def test_chroma_server_down_is_a_clear_error(tmp_path):
-    from rag.store import StoreError
+    from rag.index.store import StoreError
 
     settings = Settings(data_dir=tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}")
     with pytest.raises(StoreError, match="Cannot open the Chroma index"):

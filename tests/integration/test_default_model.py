@@ -4,7 +4,9 @@ import re
 
 import pytest
 
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
+from rag.answer.stages import STAGES
+from rag.questions import parse
 
 pytestmark = pytest.mark.slow
 
@@ -51,6 +53,12 @@ def test_default_model_answers_and_cites_the_right_paper(pipeline, question, pap
     assert answer.citations[0].passage in answer.retrieved[0].paper.abstract or any(
         c.passage in r.paper.abstract for c in answer.citations for r in answer.retrieved
     )
+    # Every stage left its record, in order, and every shown sentence has its decision.
+    stages = [t.stage for t in answer.trace]
+    assert [st for st in ("screen", *STAGES) if st in stages] == list(dict.fromkeys(stages)), stages
+    assert set(stages) == {"screen", *STAGES}, stages
+    decided = {t.sentence for t in answer.trace if t.stage in ("check", "complete")}
+    assert all(s.text in decided for s in answer.sentences), (answer.sentences, answer.trace)
 
 
 def test_which_paper_answers_name_the_paper_and_leave_no_blank(pipeline):
@@ -84,7 +92,7 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
     # against the real evidence with the real embedder and the real model as the confirmer: the
     # right paper is confirmed and shown by its quoted sentence; a detail SD-LoRA's abstract does
     # not give is not confirmed, and the draft is refused although it names the right paper.
-    from rag.answer import judge
+    from rag.answer.stages import judge
 
     title = "SD-LoRA: Scalable Decoupled Low-Rank Adaptation for Class Incremental Learning"
     cases = [
@@ -98,7 +106,7 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
     for question, draft, answers in cases:
         qvec = embedder.embed(question)
         results = pipeline.search(question, s.answer_k, query_vector=qvec)
-        evidence = pipeline.sources(question, qvec, results)
+        evidence = pipeline.sources(parse(question), qvec, results)
         assert evidence[0].paper.id == "5U1rlpX68A"
         asked = []
 
@@ -106,14 +114,19 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
             asked.append(pipeline.confirm_paper(llm, question, ev))
             return asked[-1]
 
-        fields = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
+        fields = judge(parse(question), draft, evidence, embedder, pipeline.trust, confirm=confirm)
         assert asked == [answers], (question, asked)
         if answers:
             assert not fields.get("abstained"), fields
             assert fields["text"].startswith(f"“{title}” [1]: “"), fields["text"]
             assert fields["citations"][0].passage in evidence[0].paper.abstract
             off = judge(
-                question, draft, evidence, embedder, pipeline.trust.without("paper_fit"), confirm=confirm
+                parse(question),
+                draft,
+                evidence,
+                embedder,
+                pipeline.trust.without("paper_fit"),
+                confirm=confirm,
             )
             assert off["abstained"], off
         else:
@@ -121,15 +134,17 @@ def test_the_model_confirms_a_restated_paper_and_not_a_near_miss(pipeline):
 
 
 def test_a_paper_named_by_its_marker_alone_is_confirmed_and_quoted(pipeline):
-    # The default model often names the paper only by "[1]" (test para-02, round 18): the real
+    # The default model often names the paper only by "[1]": the real
     # model confirms it and the answer is that paper's quoted sentence, not a refusal.
-    from rag.answer import judge
+    from rag.answer.stages import judge
 
     question = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
     draft = f"{question.replace('Is there', 'Yes, there is').rstrip('?')}. It can be found in [1]."
     s, embedder, llm = pipeline.settings, pipeline.embedder, pipeline.llm()
     qvec = embedder.embed(question)
-    evidence = pipeline.sources(question, qvec, pipeline.search(question, s.answer_k, query_vector=qvec))
+    evidence = pipeline.sources(
+        parse(question), qvec, pipeline.search(question, s.answer_k, query_vector=qvec)
+    )
     assert evidence[0].paper.id == "5U1rlpX68A"
     asked = []
 
@@ -137,7 +152,7 @@ def test_a_paper_named_by_its_marker_alone_is_confirmed_and_quoted(pipeline):
         asked.append(pipeline.confirm_paper(llm, question, ev))
         return asked[-1]
 
-    fields = judge(question, draft, evidence, embedder, pipeline.trust, confirm=confirm)
+    fields = judge(parse(question), draft, evidence, embedder, pipeline.trust, confirm=confirm)
     assert asked == [True] and not fields.get("abstained"), fields
     assert fields["text"].startswith(f"“{evidence[0].paper.title}” [1]: “"), fields["text"]
     assert fields["citations"][0].passage in evidence[0].paper.abstract

@@ -13,9 +13,9 @@ import pytest
 
 from eval.harness import evaluate
 from eval.scale import FOLDER
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.heavy]
 
 
 def test_distractor_path_at_1000(seed_settings, tmp_path):

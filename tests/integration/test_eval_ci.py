@@ -13,13 +13,13 @@ from eval.gold import DEFAULT_GOLD, load_gold
 from eval.harness import evaluate
 from eval.report import summarize
 from eval.runner import run_config
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 
 # Measured on the seed index over all 143 gold items, dev and test (hybrid: hit@1 0.954, hit@5
 # 0.992, MRR 0.968); a little slack for float noise across machines, none for a real regression.
 RETRIEVAL_FLOOR = {"hybrid": {"hit@1": 0.93, "hit@5": 0.97, "mrr": 0.94, "ndcg@10": 0.94}}
 # One item per answerable type plus two refusals (an absent topic and a near miss).
-ANSWER_ITEMS = ["look-02", "nume-01", "nume-11", "para-01", "mult-01", "foll-01", "unan-01", "unan-07"]
+ANSWER_ITEMS = ["look-01", "nume-01", "nume-11", "para-01", "mult-01", "foll-02", "unan-01", "unan-07"]
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from rag.answer import Pipeline
-from rag.embedding import embedder_from_settings
-from rag.ingest import ingest
-from rag.store import store_from_settings
+from rag.answer.pipeline import Pipeline
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import ingest
+from rag.index.store import store_from_settings
 from tests.conftest import ROOT, SEEDS
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from tests.conftest import SEEDS
 
 CHECK = """
 import json
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 p = Pipeline()
 stats = p.store.stats()
 hits = p.search("How does knowledge entropy change during pretraining?", 3)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 from rag.llm import llm_from_settings
 from rag.llm.models import shipped_model_path
 from rag.llm.ollama import OllamaLLM

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from rag.embedding import SentenceTransformerEmbedder, onnx_dir
-from rag.onnx_embedding import OnnxEmbedder, export
+from rag.index.embedding import SentenceTransformerEmbedder, onnx_dir
+from rag.index.embedding.onnx import OnnxEmbedder, export
 from rag.settings import Settings
 from tests.conftest import ROOT
 
@@ -45,7 +45,7 @@ def test_fp32_matches_torch_and_int8_is_close_but_its_own(folder):
 def test_a_search_with_the_onnx_embedder_never_imports_torch(folder, seed_dir):
     script = (
         "import sys\n"
-        "from rag.answer import Pipeline\n"
+        "from rag.answer.pipeline import Pipeline\n"
         "from rag.settings import Settings\n"
         f"s = Settings(data_dir={str(seed_dir)!r}, models_path={str(ROOT / 'data' / 'models')!r}, embed_backend='onnx-int8')\n"
         "r = Pipeline(s).search('Time-MoE pretraining data size', 3)\n"

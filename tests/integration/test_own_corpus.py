@@ -10,10 +10,10 @@ import random
 import pytest
 
 from eval.distractors import Rewriter
-from rag.answer import Pipeline
-from rag.ingest import dedupe, ingest
-from rag.readers import read_paths
-from rag.sentence_vectors import sentence_vectors_from_settings
+from rag.answer.pipeline import Pipeline
+from rag.index.ingest import dedupe, ingest
+from rag.index.readers import read_paths
+from rag.index.sentence_vectors import sentence_vectors_from_settings
 from rag.settings import Settings
 from tests.conftest import SEEDS
 
@@ -67,8 +67,8 @@ def _write(folder):
 
 
 def test_three_formats_in_one_ingest_found_by_title(tmp_path):
-    from rag.embedding import embedder_from_settings
-    from rag.store import store_from_settings
+    from rag.index.embedding import embedder_from_settings
+    from rag.index.store import store_from_settings
 
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -84,7 +84,7 @@ def test_three_formats_in_one_ingest_found_by_title(tmp_path):
     papers = {}
     for _, meta, _ in store.iter_chunks(include_documents=False):
         if meta.get("position") == 0:
-            from rag.records import paper_from_meta
+            from rag.index.records import paper_from_meta
 
             papers[meta["paper_id"]] = paper_from_meta(meta)
     assert len(papers) == 3 * PER_FORMAT

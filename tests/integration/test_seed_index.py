@@ -2,10 +2,10 @@
 
 import pytest
 
-from rag.answer import Pipeline
-from rag.embedding import embedder_from_settings
-from rag.ingest import ingest
-from rag.store import store_from_settings
+from rag.answer.pipeline import Pipeline
+from rag.index.embedding import embedder_from_settings
+from rag.index.ingest import ingest
+from rag.index.store import store_from_settings
 from tests.conftest import SEEDS
 
 # Paraphrased questions (little word overlap with titles) -> the paper that answers them.

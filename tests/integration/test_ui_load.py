@@ -109,7 +109,7 @@ def test_files_outside_the_app_are_not_served(server):
 def test_page_binds_to_loopback_and_password_protects_when_asked(seed_settings):
     from rag.settings import Settings
 
-    assert Settings().ui_host == "127.0.0.1" and not Settings().ui_share
+    assert Settings().ui_host == "127.0.0.1"
     settings = seed_settings.model_copy(
         update={
             "ui_port": free_port(),

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from eval.verifier import FALSE_KINDS, load_handwritten, run
-from rag.answer import Pipeline
+from rag.answer.pipeline import Pipeline
 from rag.cli import app
 
 pytestmark = pytest.mark.integration

@@ -1,0 +1,335 @@
+"""retrieve -> select evidence -> generate -> cite and verify -> abstain -> `Answer`.
+
+`Pipeline.stream` yields events so a UI shows the sources at once and the answer as it is
+generated; `Pipeline.ask` returns the finished `Answer`.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from rag import questions as qs
+from rag.answer.citations import strip_markers
+from rag.answer.prompts import (
+    CONFIRM_SYSTEM,
+    CONFIRM_USER,
+    JUDGE_SYSTEM,
+    JUDGE_USER,
+    SOURCE_TEMPLATE,
+    SYSTEM_PROMPT,
+    USER_TEMPLATE,
+)
+from rag.answer.stages import judge
+from rag.answer.trust import Trust, trust_from_settings
+from rag.filters import Filters
+from rag.index.embedding import Embedder, embedder_from_settings
+from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
+from rag.index.store import Store, store_from_settings
+from rag.llm import LLM, LLMError, llm_from_settings
+from rag.questions import Intent
+from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
+from rag.search.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
+from rag.settings import Settings
+from rag.text import strip_control
+from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
+
+log = logging.getLogger(__name__)
+
+
+class InputError(ValueError):
+    """The question cannot be asked as it is; the message says why."""
+
+
+@dataclass
+class SourcesEvent:
+    query: str
+    results: list[SearchResult]
+
+
+@dataclass
+class PreviewEvent:
+    """The evidence chosen for the prompt, before the model writes: each source's best sentence
+    is something the user can read at once."""
+
+    evidence: list[Evidence]
+
+    def best(self) -> list[tuple[Evidence, str]]:
+        """(source, its best-matching sentence) in source order."""
+        return [(ev, max(ev.sentences, key=lambda s: s.score).text) for ev in self.evidence if ev.sentences]
+
+
+@dataclass
+class TokenEvent:
+    text: str
+
+
+@dataclass
+class AnswerEvent:
+    answer: Answer
+
+
+Event = SourcesEvent | PreviewEvent | TokenEvent | AnswerEvent
+
+
+def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
+    sources = "\n\n".join(
+        SOURCE_TEMPLATE.format(
+            number=ev.number,
+            # Quote the data so a title or abstract cannot close the tag and speak as us.
+            title=html.escape(ev.paper.display_title, quote=True),
+            text=ev.text.replace("</source>", "</ source>"),
+        )
+        for ev in evidence
+    )
+    user = USER_TEMPLATE.format(sources=sources, question=question)
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+class Pipeline:
+    """The answering engine. Components default to the settings' ones and can be passed in
+    (tests pass fakes); they are built lazily so `--help` and the UI start fast."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: Store | None = None,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+    ):
+        self.settings = settings or Settings()
+        self._embedder, self._store, self._llm = embedder, store, llm
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._embedder or embedder_from_settings(self.settings)
+
+    @cached_property
+    def store(self) -> Store:
+        return self._store or store_from_settings(self.settings, self.embedder)
+
+    @cached_property
+    def sentence_vectors(self) -> SentenceVectors:
+        """The abstracts' sentence vectors kept beside the index (filled by ingest)."""
+        return sentence_vectors_from_settings(self.settings, self.embedder)
+
+    def sentences_of(self, papers: list[Paper]) -> list[list[Sentence]]:
+        return embedded_sentences(papers, self.embedder, self.sentence_vectors)
+
+    @cached_property
+    def trust(self) -> Trust:
+        return trust_from_settings(self.settings)
+
+    @cached_property
+    def retriever(self) -> HybridRetriever:
+        s = self.settings
+        return HybridRetriever(self.store, self.embedder, mode=s.fusion)
+
+    def llm(self, backend: str | None = None, model: str | None = None) -> LLM:
+        """The settings' LLM, or another `backend` and `model` (a shipped model name for the
+        embedded backend, a model name on the Ollama or OpenAI-compatible server)."""
+        if (
+            self._llm is not None
+            and backend in (None, self._llm.backend)
+            and model in (None, self._llm.model)
+        ):
+            return self._llm
+        settings = self.settings
+        if model:
+            field = {"llamacpp": "model", "ollama": "ollama_model", "openai": "openai_model"}.get(
+                backend or ""
+            )
+            if field is None:
+                raise LLMError(f"Choose a backend (llamacpp, ollama, openai) for the model {model!r}.")
+            settings = settings.model_copy(update={field: model})
+        return llm_from_settings(settings, backend)
+
+    def validate(self, question: str) -> str:
+        question = strip_control(question or "").strip()
+        if not question:
+            raise InputError("Please type a question.")
+        limit = self.settings.max_question_chars
+        if len(question) > limit:
+            raise InputError(f"The question is {len(question):,} characters long; the limit is {limit:,}.")
+        return question
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        query_vector: list[float] | None = None,
+        filters: Filters | None = None,
+        alternatives: Sequence[str] = (),
+    ) -> list[SearchResult]:
+        s = self.settings
+        self.store.check_fingerprint()
+        return search(
+            query,
+            self.store,
+            self.embedder,
+            k=k or s.top_k,
+            retriever=self.retriever,
+            query_vector=query_vector,
+            filters=filters,
+            rerank_papers=s.rerank_papers,
+            sentences_of=self.sentences_of,
+            alternatives=alternatives,
+        )
+
+    def stream(
+        self,
+        question: str,
+        *,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        backend: str | None = None,
+        model: str | None = None,
+        temperature: float | None = None,
+        trust: Trust | None = None,
+        draft_always: bool = False,
+        filters: Filters | None = None,
+    ) -> Iterator[Event]:
+        """Sources, then the draft token by token, then the checked `Answer`. `filters` keep the
+        sources within a venue, year or status. `draft_always` (evaluation only) generates even
+        when a rule refuses before generation."""
+        s = self.settings
+        started = time.perf_counter()
+        question = self.validate(question)
+        intent = qs.parse(question, history)
+        qvec, results = self.find(intent, k=k, filters=filters)
+        query = intent.query
+        timings = Timings(retrieval=time.perf_counter() - started)
+        yield SourcesEvent(query, results)
+
+        def finish(**fields) -> AnswerEvent:
+            timings.total = time.perf_counter() - started
+            base = dict(
+                question=question,
+                intent=intent,
+                text="",
+                citations=[],
+                sentences=[],
+                abstained=False,
+                retrieved=results,
+                timings=timings,
+                query=query,
+            )
+            return AnswerEvent(Answer(**{**base, **fields}))
+
+        trust = trust or self.trust
+        gate = trust.screen(intent, results)
+        if gate and not draft_always:
+            yield finish(**judge(intent, "", [], self.embedder, trust, gate=gate))
+            return
+        evidence = self.sources(intent, qvec, results)
+        yield PreviewEvent(evidence)
+        messages = build_messages(query, evidence)
+        pieces: list[str] = []
+        try:
+            llm = self.llm(backend, model)
+            for piece in llm.stream(
+                messages,
+                max_tokens=s.max_answer_tokens,
+                temperature=s.temperature if temperature is None else temperature,
+            ):
+                if timings.first_token is None:
+                    timings.first_token = time.perf_counter() - started
+                pieces.append(piece)
+                yield TokenEvent(piece)
+        except LLMError as exc:
+            log.warning("LLM failed: %s", exc)
+            yield finish(text="".join(pieces), error=str(exc))
+            return
+        draft = "".join(pieces)
+        cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
+        confirmed: dict[str, bool] = {}
+
+        def confirm(ev: Evidence, asked: str) -> bool | None:
+            verdict = self.confirm_paper(llm, asked, ev)
+            if verdict is not None:
+                confirmed[ev.paper.display_title] = verdict
+            return verdict
+
+        fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
+                       grade=lambda checked: self.ask_judge(llm, checked.text, question),
+                       confirm=confirm, stages=s.answer_stages)  # fmt: skip
+        if not gate:
+            passed = Step("screen", "passed", "", "the sources are close enough to the question")
+            fields["trace"] = [passed, *fields.get("trace", [])]
+        if fields.get("abstained"):
+            log.info("refused (%s): %s", fields["abstain_code"], draft)
+        yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
+                     prompt_tokens=count_prompt_tokens(llm, messages), cached_tokens=cached,
+                     paper_confirmed=confirmed)  # fmt: skip
+
+    def find(
+        self, intent: Intent, *, k: int | None = None, filters: Filters | None = None
+    ) -> tuple[list[float], list[SearchResult]]:
+        """The papers an answer reads: the query's vector and the search results, narrowed to the
+        question's named subject and, for a follow-up, to the paper it is about."""
+        s = self.settings
+        qvec = self.embedder.embed(intent.query)
+        results = self.search(
+            intent.query,
+            k or s.answer_k,
+            query_vector=qvec,
+            filters=filters,
+            alternatives=intent.alternatives,
+        )
+        if s.on_subject:
+            results = on_subject(intent, results, self.store)
+        if s.pin_follow_ups and intent.about:
+            results = on_paper(intent, results, intent.about, self.store)
+        return qvec, results
+
+    def sources(self, intent: Intent, query_vector, results: list[SearchResult]) -> list[Evidence]:
+        """The sources offered to the model for `results`: their best sentences within the
+        settings' token budget (`evidence.select_evidence`). A question about one paper gets the
+        one-paper budget and, when set, only papers that score near the first one as a whole or
+        that hold a rare name of the question the first one lacks."""
+        s = self.settings
+        within = 0.0 if intent.asks_for_papers else s.one_paper_within
+        named = rare_names(intent.names, self.store) if within else []
+        return select_evidence(intent.words, query_vector, results, self.embedder,
+                               budget_tokens=s.context_tokens, keep_within=s.source_within,
+                               paper_within=within, named=named, vectors=self.sentence_vectors)  # fmt: skip
+
+    def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
+        """Ask the model whether `answer` gives what `question` asks for."""
+        user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
+        return _yes_no(llm, JUDGE_SYSTEM, user, "judge")
+
+    def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:
+        """Ask the model whether the paper of the source `ev` is the answer to `question`."""
+        user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=question)
+        return _yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
+
+    def ask(self, question: str, **kwargs) -> Answer:
+        for event in self.stream(question, **kwargs):
+            if isinstance(event, AnswerEvent):
+                return event.answer
+        raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
+
+
+def _yes_no(llm: LLM, system: str, user: str, what: str) -> bool | None:
+    """The model's one-word verdict in a short prompt of its own: True/False, or None when the
+    reply is neither or the model failed."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    try:
+        reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
+    except LLMError as exc:
+        log.warning("%s failed: %s", what, exc)
+        return None
+    return True if reply.startswith("yes") else False if reply.startswith("no") else None
+
+
+def count_prompt_tokens(llm: LLM, messages: list[dict[str, str]]) -> int | None:
+    try:
+        return sum(llm.count_tokens(m["content"]) for m in messages)
+    except Exception:  # counting is informative only
+        return None

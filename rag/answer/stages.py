@@ -1,0 +1,222 @@
+"""What happens to a draft after the model wrote it: an ordered list of named stages, each a small
+class with one job, each appending what it did to the answer's trace (stage, sentence, decision,
+reason), so "why was this sentence removed?" has an answer.
+
+  clean     drop echoed markup, author attributions, list enumerators and sentences that only
+            point at the sources (`trust.clean_draft`)
+  check     check every sentence against the source it cites: keep it, give it to another source
+            that backs it, split it into clauses, or remove it with its failed checks
+            (`trust.check_answer`)
+  refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
+  complete  quote the evidence for each part of the question the answer leaves out, and name the
+            paper a which-paper answer does not (`complete.complete`)
+  render    the shown text with its markers renumbered in reading order
+
+`clean`, `refuse` and `complete` can be switched off by name (settings `answer_stages`, eval
+`--ablation`); `check` and `render` make the answer and always run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rag import text as tx
+from rag.answer.citations import render_text, strip_markers
+from rag.answer.complete import complete
+from rag.answer.trust import REFUSAL, Checked, Confirm, Refusal, Trust, check_answer, clean_draft
+from rag.index.embedding import Embedder
+from rag.questions import Intent
+from rag.search.evidence import Evidence
+from rag.types import AnswerSentence, Citation, Step
+
+STAGES = ("clean", "check", "refuse", "complete", "render")
+OPTIONAL = ("clean", "refuse", "complete")
+
+
+@dataclass
+class Context:
+    """What the stages read: the parsed question, the sources offered to the model, and the
+    components that judge (the embedder, the trust settings, the model's yes/no verdicts)."""
+
+    intent: Intent
+    evidence: Sequence[Evidence]
+    embedder: Embedder
+    trust: Trust
+    confirm: Confirm | None = None  # does this source's paper answer the which-paper question?
+    grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
+
+
+@dataclass
+class Work:
+    """The answer being made from one draft."""
+
+    draft: str
+    text: str = ""
+    checked: Checked | None = None
+    sentences: list[AnswerSentence] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    refusal: Refusal | None = None
+    judged: bool | None = None
+    trace: list[Step] = field(default_factory=list)
+
+    def note(self, stage: str, decision: str, sentence: str = "", reason: str = "") -> None:
+        self.trace.append(Step(stage, decision, sentence, reason))
+
+
+class Clean:
+    """Drops what is no claim: echoed markup, "by X et al.", list numbers, pointers at the sources."""
+
+    name = "clean"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        titles = [t for ev in ctx.evidence for t in (ev.paper.title, ev.paper.display_title) if t]
+        numbered = {ev.number: ev.paper.title for ev in ctx.evidence if ev.paper.title}
+        markers = numbered if ctx.intent.asks_for_paper else None
+        work.text = clean_draft(work.text, titles, paper_markers=markers)
+        kept = {strip_markers(s) for s in tx.sentences(work.text)}
+        changed = [s for s in tx.sentences(work.draft) if strip_markers(s) not in kept]
+        for sentence in changed:
+            work.note(self.name, "rewritten", sentence, "no claim, or a pointer at the sources")
+        if not changed:
+            work.note(self.name, "unchanged", "", "nothing to drop before checking")
+
+
+class CheckSentences:
+    """Every sentence against the source it cites (rag.answer.trust.answers.check_answer)."""
+
+    name = "check"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        checked = check_answer(work.text, ctx.evidence, ctx.embedder, ctx.trust, ctx.intent, ctx.confirm)
+        work.checked, work.sentences, work.citations = checked, checked.sentences, checked.citations
+        for s in checked.sentences:
+            if not s.claim:
+                work.note(self.name, "kept", s.text, "no claim to check")
+            elif any(c.name == "paper_fit" and c.passed for c in s.checks):
+                work.note(
+                    self.name, "quoted", s.text, next(c.detail for c in s.checks if c.name == "paper_fit")
+                )
+            elif s.attributed:
+                work.note(self.name, "moved", s.text, "backed by another offered source than the one cited")
+            else:
+                work.note(self.name, "kept", s.text, f"passed {', '.join(c.name for c in s.checks)}")
+        for s in checked.removed:
+            work.note(self.name, "removed", s.text, s.why_not or "no source backs it")
+        if checked.invented:
+            work.note(
+                self.name, "dropped markers", "", f"{checked.invented} pointed at sources never offered"
+            )
+
+
+class Refuse:
+    """The abstention rules: refuse when the checked answer is not one."""
+
+    name = "refuse"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        assert work.checked is not None, "refuse runs after check"
+        grades: list[bool | None] = []
+
+        def graded(checked: Checked) -> bool | None:
+            grades.append(ctx.grade(checked) if ctx.grade else None)
+            return grades[-1]
+
+        work.refusal = ctx.trust.after_generation(work.draft, work.checked, ctx.intent, graded)
+        work.judged = grades[0] if grades else None
+        if work.refusal:
+            work.note(self.name, "refused", "", f"{work.refusal.code}: {work.refusal.reason}")
+        else:
+            work.note(self.name, "answered", "", f"no rule refused ({', '.join(ctx.trust.rules)})")
+
+
+class Complete:
+    """Quoted evidence for the parts of the question the answer leaves out (extractive, so faithful)."""
+
+    name = "complete"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        before = len(work.sentences)
+        shown = {id(s) for s in work.sentences}
+        work.sentences, work.citations = complete(
+            ctx.intent, work.sentences, work.citations, ctx.evidence, ctx.embedder
+        )
+        added = [s for s in work.sentences if id(s) not in shown]
+        for s in added:
+            work.note(self.name, "added", s.text, "quoted for a part of the question left out")
+        if len(work.sentences) - len(added) < before:
+            work.note(self.name, "merged", "", "a sentence that only listed the papers, now each described")
+        if not added and len(work.sentences) == before:
+            work.note(self.name, "unchanged", "", "every part of the question has an answer")
+
+
+class Render:
+    """The shown text, markers in reading order after each sentence (or the title it names)."""
+
+    name = "render"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        work.text = render_text(work.sentences, work.citations) if work.checked else work.text
+        work.note(
+            self.name, "rendered", "", f"{len(work.sentences)} sentences, {len(work.citations)} sources"
+        )
+
+
+_ALL = {stage.name: stage for stage in (Clean(), CheckSentences(), Refuse(), Complete(), Render())}
+
+
+def pipeline_of(names: Sequence[str] = STAGES) -> list:
+    """The stages in their fixed order, with the optional ones not in `names` left out."""
+    unknown = sorted(set(names) - set(STAGES))
+    if unknown:
+        raise ValueError(f"unknown answer stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
+    return [_ALL[n] for n in STAGES if n in names or n not in OPTIONAL]
+
+
+def run_stages(draft: str, ctx: Context, names: Sequence[str] = STAGES) -> Work:
+    """The draft through the stages; a refusal ends the answer after its stage."""
+    work = Work(draft=draft, text=draft)
+    for stage in pipeline_of(names):
+        stage(work, ctx)
+        if work.refusal:
+            break
+    return work
+
+
+def judge(
+    intent: Intent,
+    draft: str,
+    evidence: Sequence[Evidence],
+    embedder: Embedder,
+    trust: Trust,
+    *,
+    gate: Refusal | None = None,
+    grade: Callable[[Checked], bool | None] | None = None,
+    confirm: Confirm | None = None,
+    stages: Sequence[str] = STAGES,
+) -> dict:
+    """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
+    refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
+    judged under every rule set)."""
+    if gate:
+        return refusal_fields(gate) | dict(
+            trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
+        )
+    ctx = Context(intent, evidence, embedder, trust, confirm, grade)
+    return answer_fields(run_stages(draft, ctx, stages))
+
+
+def answer_fields(work: Work) -> dict:
+    """The `Answer` fields of a finished `Work`."""
+    removed = work.checked.removed if work.checked else []
+    fields: dict = dict(judged=work.judged, removed=removed, trace=work.trace)
+    if work.refusal:
+        return fields | refusal_fields(work.refusal)
+    invented = work.checked.invented if work.checked else 0
+    return fields | dict(
+        text=work.text, citations=work.citations, sentences=work.sentences, invented_citations=invented
+    )
+
+
+def refusal_fields(refusal: Refusal) -> dict:
+    return dict(text=REFUSAL, abstained=True, abstain_code=refusal.code, abstain_reason=refusal.reason)

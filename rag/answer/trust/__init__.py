@@ -1,0 +1,72 @@
+"""The one home of trust: whether an answer sentence is backed by the passage it cites, and
+whether an answer is shown at all.
+
+Claim checks (each a small function returning a `Check`, recorded per sentence):
+  numbers     every number in the claim occurs in the cited passage
+  names       every method/model/dataset name in the claim occurs in the cited passage
+  polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
+  direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
+  coverage    most of the claim's content words occur in the passage (another paper's finding does not)
+  topic       (off by default) a claim repeating two or more of the question's words cites a paper that has most of them
+              (the question's subject set on an unrelated paper's sentence passes coverage)
+  similarity  the claim is about what the passage says (embedding cosine + shared content words)
+  paper_fit   asked which paper, a sentence that only names one in the question's words (for one
+              paper: instead of the checks above, which the name alone passes; for several: when
+              it fails them) is shown as the paper's best sentence, quoted, when that sentence fits
+              what the question describes and the model says the paper answers the question
+
+Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
+  low_relevance          no retrieved passage is similar enough to the question, and none names what
+                         it asks about (`text.shared_names`): refuse before generating
+  unstated_focus         "how many X" when no retrieved paper mentions X: refuse before generating
+  model_declined         the model said the sources do not answer
+  no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
+  restates_question      every shown sentence only repeats the question's words (says nothing new)
+  answer_removed         the draft's sentence closest to the question failed, and what is left barely
+                         touches the question (true context about something else)
+  judged_unanswered      (off by default) asked apart from the sources, the model says the checked answer does not
+                         give what the question asks for
+
+`citewise verify` (rag/answer/verify.py) runs the same checks against a whole abstract.
+
+checks.py holds the claim checks, rules.py the thresholds and abstention rules (`Trust`),
+answers.py the checking of a whole draft (`check_answer`).
+"""
+
+from rag.answer.trust.answers import Confirm, check_answer, clean_draft
+from rag.answer.trust.checks import (
+    DOWN,
+    UP,
+    Checked,
+    Verdict,
+    check_coverage,
+    check_direction,
+    check_names,
+    check_numbers,
+    check_polarity,
+    check_topic,
+    has_claim,
+    polarity_terms,
+    support_score,
+)
+from rag.answer.trust.rules import (
+    CLAIM_CHECKS,
+    PRE_GENERATION_RULES,
+    REASONS,
+    REFUSAL,
+    RULES,
+    Refusal,
+    Trust,
+    answer_removed,
+    is_refusal,
+    restates_question,
+    trust_from_settings,
+    unstated_focus,
+)
+
+__all__ = [
+    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
+    "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "check_polarity", "check_topic", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
+    "trust_from_settings", "unstated_focus",
+]  # fmt: skip

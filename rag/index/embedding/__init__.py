@@ -1,0 +1,48 @@
+"""Embedders (one interface, like llm/): the local sentence-transformers model on torch, or the same
+MiniLM on onnxruntime (fp32 or int8); `embedder_from_settings` picks and caches one per process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag.index.embedding.base import Embedder, default_model_path
+from rag.index.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
+
+__all__ = [
+    "Embedder",
+    "SentenceTransformerEmbedder",
+    "default_model_path",
+    "embedder_from_settings",
+    "onnx_dir",
+]
+
+_CACHE: dict[tuple[str, int, str], Embedder] = {}
+
+
+def embedder_from_settings(settings: Settings) -> Embedder:
+    """One loaded model per process, path and backend: loading costs seconds and ~100 MB."""
+    key = (str(settings.embed_model or ""), settings.torch_threads, settings.embed_backend)
+    if key not in _CACHE:
+        if settings.embed_backend == "torch" or settings.embed_model:
+            _CACHE[key] = SentenceTransformerEmbedder(
+                settings.embed_model, threads=settings.torch_threads, batch_size=settings.embed_batch_size
+            )
+        else:
+            from rag.index.embedding.onnx import OnnxEmbedder, export
+
+            export(onnx_dir(settings))  # built once from the shipped weights (make install does it)
+            _CACHE[key] = OnnxEmbedder(
+                onnx_dir(settings),
+                int8=settings.embed_backend == "onnx-int8",
+                threads=settings.torch_threads,
+                batch_size=settings.embed_batch_size,
+            )
+    return _CACHE[key]
+
+
+def onnx_dir(settings: Settings) -> Path:
+    return settings.models_dir / "all-MiniLM-L6-v2-onnx"

@@ -1,0 +1,116 @@
+"""The question is parsed once per answer into an `Intent`, and the draft goes through named stages
+that each leave a record in the answer's trace."""
+
+import pytest
+
+from rag import questions as qs
+from rag.answer.pipeline import Turn
+from rag.answer.stages import OPTIONAL, STAGES, pipeline_of
+from rag.questions import Kind, parse
+from tests.conftest import make_pipeline
+
+
+@pytest.mark.parametrize(
+    "question,kind",
+    [
+        ("What does the graph transformer use to scale attention?", Kind.ONE_PAPER),
+        ("Which paper compresses language model weights below one bit?", Kind.WHICH_PAPER),
+        ("Is there a paper on routing weights as embeddings?", Kind.WHICH_PAPER),
+        ("Which papers study sparse attention or mixture-of-experts routing?", Kind.SEVERAL_PAPERS),
+        ("Are there studies on knowledge entropy?", Kind.SEVERAL_PAPERS),
+        ("What accuracy does the router reach compared with a dense baseline?", Kind.COMPARISON),
+        ("How does the method fare versus plain fine-tuning?", Kind.COMPARISON),
+    ],
+)
+def test_the_kind_of_a_question(question, kind):
+    assert parse(question).kind is kind
+
+
+@pytest.mark.parametrize(
+    "question,parts",
+    [
+        ("How many layers and heads does the encoder have?", 2),
+        ("What does the router learn, and how fast is inference?", 2),
+        ("Why does entropy fall? What stops it?", 2),
+        ("What does the router learn?", 1),
+    ],
+)
+def test_each_part_of_a_question_is_its_own_part(question, parts):
+    assert len(parse(question).parts) == parts
+
+
+def test_a_several_papers_question_with_or_has_one_alternative_per_description():
+    intent = parse("Which papers study graph sampling or protein design?")
+    assert intent.alternatives == ("Which papers study graph sampling?", "Which papers study protein design?")
+    assert len(intent.described) == 1 + len(intent.alternatives)
+    assert parse("Which paper studies graph sampling or protein design?").alternatives == ()
+
+
+def test_counts_and_names():
+    assert parse("How many GPUs were used to train Quokka?").counts == ("GPUs",)
+    assert parse("Is there a paper that picks how many dimensions each layer gets?").counts == ()
+    assert "Quokka" in parse("What does Quokka predict?").names
+
+
+def test_a_follow_up_names_the_paper_it_points_back_to(indexed, embedder):
+    pipeline, _ = make_pipeline(indexed, embedder, ["Routing weights serve as embeddings [1]."])
+    first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
+    intent = parse("Which benchmarks did they use?", [Turn(first.question, first)])
+    assert intent.kind is Kind.FOLLOW_UP and intent.about.id == "p-moe"
+    assert intent.query.endswith("(about: MoE Routers as Embeddings)")
+    assert parse("Do other papers do this?", [Turn(first.question, first)]).about is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does knowledge entropy change during pretraining?",
+        "Which papers study sparse attention or mixture-of-experts routing?",
+        "What is the boiling point of tungsten?",
+    ],
+)
+def test_a_question_is_parsed_once_per_answer(indexed, embedder, monkeypatch, question):
+    pipeline, _ = make_pipeline(indexed, embedder, ["Knowledge entropy declines [1]."], min_relevance=0.1)
+    calls = []
+    real = qs.parse
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(qs, "parse", counting)
+    answer = pipeline.ask(question)
+    assert calls == [question]
+    assert answer.intent is not None and answer.to_json()["intent"]["kind"] == answer.intent.kind.value
+
+
+def test_every_stage_leaves_its_record_in_order(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]. The moon is cheese [1]."]
+    )
+    answer = pipeline.ask("How does knowledge entropy change during pretraining?")
+    order = list(dict.fromkeys(t.stage for t in answer.trace))
+    assert order == ["screen", *STAGES]
+    removed = [t for t in answer.trace if t.decision == "removed"]
+    assert [t.sentence for t in removed] == [s.text for s in answer.removed] and removed[0].reason
+    assert answer.to_json()["trace"][0]["stage"] == "screen"
+
+
+def test_a_refusal_before_generation_is_the_whole_trace(indexed, embedder):
+    pipeline, llm = make_pipeline(indexed, embedder, [], min_relevance=0.9)
+    answer = pipeline.ask("What is the boiling point of tungsten?")
+    assert answer.abstained and [(t.stage, t.decision) for t in answer.trace] == [("screen", "refused")]
+    assert not llm.prompts
+
+
+def test_optional_stages_switch_off_by_name_and_the_rest_always_run(indexed, embedder):
+    assert [s.name for s in pipeline_of(["check"])] == ["check", "render"]
+    assert [s.name for s in pipeline_of(STAGES)] == list(STAGES)
+    with pytest.raises(ValueError, match="unknown answer stage"):
+        pipeline_of(["spellcheck"])
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["The moon is cheese [1]."], answer_stages=[s for s in STAGES if s != "refuse"]
+    )
+    answer = pipeline.ask("How does knowledge entropy change during pretraining?")
+    assert "refuse" not in {t.stage for t in answer.trace} and not answer.abstained
+    assert set(OPTIONAL) < set(STAGES)
