@@ -13,7 +13,8 @@ from pathlib import Path
 from bench.cold import bench_cold_start
 from bench.scale import bench_scale, embedding_texts
 from eval.metrics import percentiles
-from rag.answer.pipeline import AnswerEvent, Pipeline, SourcesEvent, build_messages
+from rag.answer.pipeline import AnswerEvent, Pipeline, SourcesEvent
+from rag.answer.prompts import build_messages
 from rag.index.embedding import embedder_from_settings
 from rag.index.ingest import dedupe, ingest
 from rag.index.readers import read_paths

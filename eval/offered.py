@@ -20,7 +20,8 @@ from eval.metrics import fact_recall
 from eval.runner import System, make_system
 from eval.scale import pipeline_with
 from rag import questions as qs
-from rag.answer.pipeline import Pipeline, build_messages, count_prompt_tokens
+from rag.answer.pipeline import Pipeline
+from rag.answer.prompts import build_messages, count_prompt_tokens
 
 
 @dataclass

@@ -2,6 +2,7 @@ from dataclasses import replace
 
 import pytest
 
+from rag.answer.clean import clean_draft
 from rag.answer.pipeline import (
     AnswerEvent,
     InputError,
@@ -11,7 +12,7 @@ from rag.answer.pipeline import (
     Turn,
 )
 from rag.answer.prompts import SYSTEM_PROMPT
-from rag.answer.trust import REFUSAL, clean_draft, is_refusal, unstated_focus
+from rag.answer.trust import REFUSAL, is_refusal, unstated_focus
 from rag.questions import parse
 from rag.settings import Settings
 from tests.conftest import PAPERS, make_pipeline

@@ -6,8 +6,9 @@ set to 0 where a test is about the confirmation."""
 import json
 from dataclasses import replace
 
+from rag.answer.clean import clean_draft
 from rag.answer.stages import judge
-from rag.answer.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer, clean_draft
+from rag.answer.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer
 from rag.questions import parse
 from rag.search.evidence import evidence_for
 from rag.settings import Settings

@@ -6,7 +6,6 @@ generated; `Pipeline.ask` returns the finished `Answer`.
 
 from __future__ import annotations
 
-import html
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -14,18 +13,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rag import questions as qs
-from rag.answer.citations import strip_markers
-from rag.answer.prompts import (
-    CONFIRM_SYSTEM,
-    CONFIRM_USER,
-    JUDGE_SYSTEM,
-    JUDGE_USER,
-    SOURCE_TEMPLATE,
-    SYSTEM_PROMPT,
-    USER_TEMPLATE,
-)
+from rag.answer.prompts import build_messages, count_prompt_tokens
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, trust_from_settings
+from rag.answer.verdicts import confirm_paper, grade
 from rag.filters import Filters
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
@@ -74,20 +65,6 @@ class AnswerEvent:
 
 
 Event = SourcesEvent | PreviewEvent | TokenEvent | AnswerEvent
-
-
-def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
-    sources = "\n\n".join(
-        SOURCE_TEMPLATE.format(
-            number=ev.number,
-            # Quote the data so a title or abstract cannot close the tag and speak as us.
-            title=html.escape(ev.paper.display_title, quote=True),
-            text=ev.text.replace("</source>", "</ source>"),
-        )
-        for ev in evidence
-    )
-    user = USER_TEMPLATE.format(sources=sources, question=question)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
 class Pipeline:
@@ -247,6 +224,15 @@ class Pipeline:
             return
         draft = "".join(pieces)
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
+        fields = self._judge(intent, draft, evidence, llm, trust, gate)
+        yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
+                     prompt_tokens=count_prompt_tokens(llm, messages), cached_tokens=cached)  # fmt: skip
+
+    def _judge(
+        self, intent: Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust, gate
+    ) -> dict:
+        """The draft through the answer stages, with the model as the confirmer and the grader;
+        the papers it confirmed are kept so the eval can judge the same draft again."""
         confirmed: dict[str, bool] = {}
 
         def confirm(ev: Evidence, asked: str) -> bool | None:
@@ -256,16 +242,14 @@ class Pipeline:
             return verdict
 
         fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
-                       grade=lambda checked: self.ask_judge(llm, checked.text, question),
-                       confirm=confirm, stages=s.answer_stages)  # fmt: skip
+                       grade=lambda checked: self.ask_judge(llm, checked.text, intent.question),
+                       confirm=confirm, stages=self.settings.answer_stages)  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
             fields["trace"] = [passed, *fields.get("trace", [])]
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
-        yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
-                     prompt_tokens=count_prompt_tokens(llm, messages), cached_tokens=cached,
-                     paper_confirmed=confirmed)  # fmt: skip
+        return fields | {"paper_confirmed": confirmed}
 
     def find(
         self, intent: Intent, *, k: int | None = None, filters: Filters | None = None
@@ -301,35 +285,14 @@ class Pipeline:
 
     def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
         """Ask the model whether `answer` gives what `question` asks for."""
-        user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
-        return _yes_no(llm, JUDGE_SYSTEM, user, "judge")
+        return grade(llm, answer, question)
 
     def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:
         """Ask the model whether the paper of the source `ev` is the answer to `question`."""
-        user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=question)
-        return _yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
+        return confirm_paper(llm, question, ev)
 
     def ask(self, question: str, **kwargs) -> Answer:
         for event in self.stream(question, **kwargs):
             if isinstance(event, AnswerEvent):
                 return event.answer
         raise RuntimeError("the pipeline ended without an answer")  # pragma: no cover
-
-
-def _yes_no(llm: LLM, system: str, user: str, what: str) -> bool | None:
-    """The model's one-word verdict in a short prompt of its own: True/False, or None when the
-    reply is neither or the model failed."""
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    try:
-        reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
-    except LLMError as exc:
-        log.warning("%s failed: %s", what, exc)
-        return None
-    return True if reply.startswith("yes") else False if reply.startswith("no") else None
-
-
-def count_prompt_tokens(llm: LLM, messages: list[dict[str, str]]) -> int | None:
-    try:
-        return sum(llm.count_tokens(m["content"]) for m in messages)
-    except Exception:  # counting is informative only
-        return None

@@ -1,5 +1,14 @@
-"""Every prompt the product sends, as named constants. The system prompt never changes between
-questions, so llama.cpp reuses its cached prefix."""
+"""Every prompt the product sends, as named constants, and the messages of an answer's prompt. The
+system prompt never changes between questions, so llama.cpp reuses its cached prefix."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rag.llm import LLM
+    from rag.search.evidence import Evidence
 
 SYSTEM_PROMPT = """You are a research assistant. You answer questions using the numbered paper abstracts the user gives you.
 - Use only facts from the sources, and cite the source of each sentence as [1], [2], ...
@@ -36,13 +45,23 @@ Sources:
 
 Answer the question "{question}" from the sources, citing them."""
 
-# Sentences in an abstract that address the model rather than state research ("Ignore previous
-# instructions", "You are now ...", "reply only with ..."). They are never sent as evidence: even
-# quoted, a small model may obey them.
-INSTRUCTION_PATTERNS = (
-    r"\b(ignore|disregard|forget|override)\b[^.]{0,40}\b(instructions?|prompts?|rules|guidelines)\b",
-    r"\byou are now\b",
-    r"\b(reply|respond|answer|output)\s+only\b",
-    r"\bsay only\b|\bsay the word\b",
-    r"\b(system|developer) (prompt|message)\b",
-)
+
+def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
+    sources = "\n\n".join(
+        SOURCE_TEMPLATE.format(
+            number=ev.number,
+            # Quote the data so a title or abstract cannot close the tag and speak as us.
+            title=html.escape(ev.paper.display_title, quote=True),
+            text=ev.text.replace("</source>", "</ source>"),
+        )
+        for ev in evidence
+    )
+    user = USER_TEMPLATE.format(sources=sources, question=question)
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def count_prompt_tokens(llm: LLM, messages: list[dict[str, str]]) -> int | None:
+    try:
+        return sum(llm.count_tokens(m["content"]) for m in messages)
+    except Exception:  # counting is informative only
+        return None

@@ -3,7 +3,7 @@ class with one job, each appending what it did to the answer's trace (stage, sen
 reason), so "why was this sentence removed?" has an answer.
 
   clean     drop echoed markup, author attributions, list enumerators and sentences that only
-            point at the sources (`trust.clean_draft`)
+            point at the sources (`clean.clean_draft`)
   check     check every sentence against the source it cites: keep it, give it to another source
             that backs it, split it into clauses, or remove it with its failed checks
             (`trust.check_answer`)
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 from rag import text as tx
 from rag.answer.citations import render_text, strip_markers
+from rag.answer.clean import clean_draft
 from rag.answer.complete import complete
-from rag.answer.trust import REFUSAL, Checked, Confirm, Refusal, Trust, check_answer, clean_draft
+from rag.answer.trust import REFUSAL, Checked, Confirm, Refusal, Trust, check_answer
 from rag.index.embedding import Embedder
 from rag.questions import Intent
 from rag.search.evidence import Evidence

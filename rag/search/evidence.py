@@ -10,12 +10,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.answer.prompts import INSTRUCTION_PATTERNS
 from rag.index.embedding import Embedder
 from rag.index.sentence_vectors import SentenceVectors
 from rag.text import estimate_tokens, name_in, overlap, sentence_spans, states_contribution
 from rag.types import Paper, SearchResult
 
+# Sentences in an abstract that address the model rather than state research ("Ignore previous
+# instructions", "You are now ...", "reply only with ..."). They are never sent as evidence: even
+# quoted, a small model may obey them.
+INSTRUCTION_PATTERNS = (
+    r"\b(ignore|disregard|forget|override)\b[^.]{0,40}\b(instructions?|prompts?|rules|guidelines)\b",
+    r"\byou are now\b",
+    r"\b(reply|respond|answer|output)\s+only\b",
+    r"\bsay only\b|\bsay the word\b",
+    r"\b(system|developer) (prompt|message)\b",
+)
 _INSTRUCTION = re.compile("|".join(INSTRUCTION_PATTERNS), re.I)
 
 

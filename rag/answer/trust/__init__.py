@@ -33,7 +33,7 @@ checks.py holds the claim checks, rules.py the thresholds and abstention rules (
 answers.py the checking of a whole draft (`check_answer`).
 """
 
-from rag.answer.trust.answers import Confirm, check_answer, clean_draft
+from rag.answer.trust.answers import Confirm, check_answer
 from rag.answer.trust.checks import (
     DOWN,
     UP,
@@ -67,6 +67,6 @@ from rag.answer.trust.rules import (
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "check_topic", "clean_draft", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
+    "check_polarity", "check_topic", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

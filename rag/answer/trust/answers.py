@@ -1,4 +1,4 @@
-"""A whole draft checked: cleaned, split into sentences, each sentence checked against the sources
+"""A whole draft checked: split into sentences, each sentence checked against the sources
 it cites (or moved to one that passes), failures removed and kept with their reasons."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import re
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,55 +20,11 @@ from rag.answer.citations import (
     renumber,
     strip_markers,
 )
-from rag.answer.trust.checks import Checked, has_claim
+from rag.answer.trust.checks import Checked, Verdict, has_claim
 from rag.answer.trust.rules import Trust
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, best_told, fit
 from rag.types import AnswerSentence, Check
-
-_META = re.compile(
-    r"^\W*(this|that|it|these|the (answer|information))\b[^.]{0,40}\b(stated|mentioned|described|found|"
-    r"noted|explained|given)\s+(in|by)\b([^.]{0,40}\b(source|text|abstract|paper)s?\b|\W*$)",
-    re.I,
-)
-_MARKUP = re.compile(r"</?source[^>]*>")
-
-
-# "by Nayoung Kim et al.": authors are not in an abstract, so nothing can back them.
-_AUTHORS = re.compile(r",?\s+(?:by|from)\s+(?:[A-Z][\w'-]+\s+){1,3}et al\.?(?=[\s,.;])")
-_ENUMERATOR = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
-
-
-def clean_draft(
-    text: str, titles: Sequence[str] = (), *, paper_markers: Mapping[int, str] | None = None
-) -> str:
-    """Drop echoed prompt markup, author attributions ("by X et al.", which no abstract can back),
-    list enumerators ("1.", "-": a list item is a sentence, its number no claim) and sentences that
-    only point at the sources, unless they name a paper by one of its `titles` ("It can be found
-    in the source titled ..." answers a which-paper question).
-
-    `paper_markers` (the offered titles by source number, when the question asks for a paper): a
-    marker used as a noun names its paper, so "It can be found in [1]" is that answer too, and
-    gets the title written in before the pointers go (the default model often leaves the title
-    out)."""
-    text = _AUTHORS.sub("", _MARKUP.sub("", text))
-    lines = [line.strip() for line in _ENUMERATOR.sub("", text).splitlines() if line.strip()]
-    if paper_markers:
-        lines = [name_noun_markers(attach_trailing_markers(line), paper_markers) for line in lines]
-        titles = [*titles, *paper_markers.values()]
-    low = [t.lower() for t in titles if t]
-
-    def pointer(sentence: str) -> bool:
-        plain = strip_markers(sentence)
-        return bool(_META.search(plain)) and not any(t in plain.lower() for t in low)
-
-    # Lines stay lines: a list item is a sentence of its own, whatever its punctuation.
-    kept = [" ".join(s for s in tx.sentences(line) if not pointer(s)) for line in lines]
-    kept = [line for line in kept if line]
-    return "\n".join(kept) if kept else text.strip()
-
-
-# ---- a whole answer
 
 
 def _unquote_titles(sentence: str, titles: Sequence[str]) -> str:
@@ -116,6 +73,198 @@ def _paper_answer(
     return score, sentence, Check("paper_fit", True, detail)
 
 
+@dataclass
+class _Piece:
+    """A sentence (or clause) of the draft, ready to check: its text with markers, without them,
+    the claim (named titles taken out), the sources it names by title, its vector, and whether it
+    is a whole sentence (a clause's markers were counted with its sentence)."""
+
+    text: str
+    sentence: str
+    claim: str
+    named: list[int]
+    vector: np.ndarray
+    whole: bool
+
+
+class _DraftCheck:
+    """The state of checking one draft: what is shown, what is removed, the passage each cited
+    source shows, and the heading the current lines sit under."""
+
+    def __init__(self, evidence: Sequence[Evidence], embedder, trust: Trust, intent: Intent, confirm):
+        self.offered = {ev.number: ev for ev in evidence}
+        self.titles = {n: ev.paper.title for n, ev in self.offered.items() if ev.paper.title}
+        self.embedder, self.trust, self.intent, self.confirm = embedder, trust, intent, confirm
+        self.asked = intent.words if intent.asks_for_paper else frozenset()
+        self.one_paper = bool(self.asked) and not intent.asks_for_papers
+        self.can_confirm = confirm is not None and "paper_fit" in trust.checks
+        self.meta = tx.naming_stems()
+        self.invented = 0
+        self.shown: list[AnswerSentence] = []
+        self.removed: list[AnswerSentence] = []
+        self.passage: dict[int, tuple[float, Sentence]] = {}  # the passage each cited source shows
+        self.supported: list[str] = []
+        self.rescued: set[int] = set()
+        # "The two steps of LoLCATs are:": the lines under a heading are LoLCATs', so their source
+        # must name LoLCATs; a heading none of whose lines stays goes too. Where it sits in `shown`,
+        # how many sentences had been removed when it came, and the names it gives.
+        self.heading: tuple[int, int] | None = None
+        self.subject: list[str] = []
+
+    def prepared(self, texts: Sequence[str], whole: bool) -> list[_Piece]:
+        plain = [strip_markers(t) for t in texts]
+        # A paper named by its title is backed by that title; the rest of the sentence is checked.
+        named = [[n for n, t in self.titles.items() if t.lower() in p.lower()] for p in plain]
+        claims = [_unquote_titles(p, [self.titles[n] for n in ns]) for p, ns in zip(plain, named)]
+        vectors = np.asarray(self.embedder.embed_batch(claims), dtype=np.float32) if claims else []
+        return [_Piece(*row, whole) for row in zip(texts, plain, claims, named, vectors)]
+
+    @functools.cached_property
+    def described(self) -> list[tuple[str, np.ndarray, set[str]]]:
+        """What the question describes, embedded once, for whichever paper needs it."""
+        texts = list(self.intent.described)
+        vectors = np.asarray(self.embedder.embed_batch(texts), dtype=np.float32)
+        return [(q, v, tx.content_words(t)) for q, v, t in zip(self.intent.variants, vectors, texts)]
+
+    def by_paper(self, n: int) -> bool:
+        """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
+        if n in self.rescued:  # the paper is already shown with its quote
+            return True
+        paper = _paper_answer(self.described, self.offered[n], self.trust, self.confirm)
+        if paper is None:
+            return False
+        score, quoted, check = paper
+        self.passage[n] = (score, quoted)
+        self.rescued.add(n)
+        self.shown.append(AnswerSentence(_quote(self.offered[n], quoted), [n], True, score, False, [check]))
+        self.supported.append(quoted.text)
+        return True
+
+    def own_names(self, claim: str) -> list[str]:
+        """The names of `claim` that tell the offered papers apart (not in every one of them)."""
+        offered = self.offered.values()
+        return [n for n in sorted(tx.names(claim)) if not all(tx.name_in(n, ev.paper.text) for ev in offered)]
+
+    def close_heading(self) -> None:
+        if self.heading and len(self.shown) == self.heading[0] + 1 and len(self.removed) > self.heading[1]:
+            del self.shown[self.heading[0]]
+        self.heading, self.subject = None, []
+
+    def follow_heading(self, piece: _Piece) -> None:
+        """A heading opens; a line naming another paper (by its title, or as the question names
+        it) is not under the open one."""
+        heading = piece.sentence.endswith(":")
+        if heading or piece.named or (tx.names(piece.claim) & self.intent.names) - set(self.subject):
+            self.close_heading()
+        if heading:
+            self.heading, self.subject = (len(self.shown), len(self.removed)), self.own_names(piece.claim)
+
+    def no_claim(self, piece: _Piece) -> None:
+        """ "Yes.", "The papers are:", "The paper is “Title” [1].": shown; a title is the answer."""
+        named = piece.named
+        if named and self.one_paper and self.can_confirm and self.by_paper(named[0]):
+            return  # "It can be found in “Title” [1].": shown as the paper's quoted sentence
+        if named:
+            for n in named:
+                self.passage.setdefault(n, (1.0, self.offered[n].sentences[0]))
+            self.shown.append(AnswerSentence(piece.sentence, named, True, 1.0, False, [Check("names", True)]))
+            self.supported.append(piece.claim)
+        else:
+            self.shown.append(AnswerSentence(piece.sentence, [], False, 0.0, claim=False))
+
+    def verdicts(self, piece: _Piece) -> dict[int, Verdict]:
+        """The claim against each source it may cite: a sentence that names a paper by its title
+        must be backed by that paper, and may use the question's words."""
+        candidates = {n: self.offered[n] for n in piece.named} or self.offered
+        given = self.asked if piece.named else frozenset()
+        return {
+            n: self.trust.verify(
+                piece.claim, piece.vector, ev, given=given, asked=self.intent.words, subject=self.subject
+            )
+            for n, ev in candidates.items()
+        }
+
+    def keep(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> bool:
+        """Show the sentence under the cited sources that back it, or else under the offered one
+        that backs it best (small models misplace markers); False when none does."""
+        good = [n for n in cited if n in verdicts and verdicts[n].passed]
+        attributed = False
+        if not good:
+            passing = [n for n in verdicts if verdicts[n].passed]
+            if not passing:
+                return False
+            good, attributed = [max(passing, key=lambda n: verdicts[n].score)], True
+        for n in good:
+            v = verdicts[n]
+            # A source shows the passage behind the first sentence that cites it, which is usually
+            # the answer itself; the best-backed one is often a side remark copied word for word.
+            if v.best is not None and n not in self.passage:
+                self.passage[n] = (v.score, v.best)
+        score = max(verdicts[n].score for n in good)
+        self.shown.append(
+            AnswerSentence(piece.sentence, good, True, score, attributed, verdicts[good[0]].checks)
+        )
+        self.supported.append(piece.claim)
+        return True
+
+    def remove(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> None:
+        """Removed, with the checks against the source the model cited, or the closest one."""
+        checked_cited = [n for n in cited if n in verdicts]
+        blame = (
+            checked_cited[0]
+            if checked_cited
+            else max(verdicts, key=lambda n: verdicts[n].score, default=None)
+        )
+        checks = []
+        if blame is not None:
+            where = _where(self.offered[blame])
+            checks = [
+                Check(c.name, c.passed, c.detail.replace("the source", where)) for c in verdicts[blame].checks
+            ]
+        score = verdicts[blame].score if blame else 0.0
+        self.removed.append(AnswerSentence(piece.sentence, [], False, score, False, checks))
+
+    def one(self, piece: _Piece, queue: deque[_Piece]) -> None:
+        """Check one sentence or clause; a sentence joining two claims goes back as its clauses."""
+        cited = list(dict.fromkeys(parse_markers(piece.text)))
+        self.invented += sum(1 for n in cited if n not in self.offered) if piece.whole else 0
+        cited = [n for n in cited if n in self.offered]
+        if not piece.sentence:
+            return
+        self.follow_heading(piece)
+        if not has_claim(piece.claim) or piece.sentence.endswith(":"):
+            return self.no_claim(piece)
+        answer = (piece.named or cited)[:1]
+        # The sentence says nothing but which paper it is, in the question's words.
+        restates = (
+            bool(self.asked and answer)
+            and self.can_confirm
+            and not tx.content_words(piece.claim) - self.asked - self.meta
+        )
+        if restates and self.one_paper:
+            # Asked for one paper, "The work by “X” shows that <the question's words>" claims that X
+            # is what the question describes, which no passage sentence states in those words; a
+            # near miss ("evaluates X on speech") would pass the checks on the name alone.
+            if not self.by_paper(answer[0]):
+                failed = Check(
+                    "paper_fit", False, f"{_where(self.offered[answer[0]])} is not confirmed as the answer"
+                )
+                self.removed.append(AnswerSentence(piece.sentence, [], False, 0.0, False, [failed]))
+            return
+        verdicts = self.verdicts(piece)
+        if self.keep(piece, cited, verdicts):
+            return
+        # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
+        if restates and [n for n in piece.named or cited if self.by_paper(n)]:
+            return
+        # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
+        parts = tx.clauses(piece.text) if piece.whole else [piece.text]
+        if len(parts) > 1:
+            queue.extendleft(reversed(self.prepared(parts, False)))
+            return
+        self.remove(piece, cited, verdicts)
+
+
 def check_answer(
     draft: str,
     evidence: Sequence[Evidence],
@@ -137,164 +286,16 @@ def check_answer(
     question's words says nothing the checks can test but the name: asked for one paper, it is
     put to `confirm` (the model: is this paper the answer to the question?) instead; asked for
     several, when it fails the checks. See `_paper_answer`."""
-    offered = {ev.number: ev for ev in evidence}
-    titles = {n: ev.paper.title for n, ev in offered.items() if ev.paper.title}
+    state = _DraftCheck(evidence, embedder, trust, intent, confirm)
     raw = [
         s
         for line in draft.splitlines()
-        for s in tx.sentences(name_noun_markers(attach_trailing_markers(line), titles))
+        for s in tx.sentences(name_noun_markers(attach_trailing_markers(line), state.titles))
     ]
-
-    def prepared(texts: Sequence[str], whole: bool) -> list[tuple]:
-        plain = [strip_markers(t) for t in texts]
-        # A paper named by its title is backed by that title; the rest of the sentence is checked.
-        named = [[n for n, t in titles.items() if t.lower() in p.lower()] for p in plain]
-        claims = [_unquote_titles(p, [titles[n] for n in ns]) for p, ns in zip(plain, named)]
-        vectors = np.asarray(embedder.embed_batch(claims), dtype=np.float32) if claims else []
-        return list(zip(texts, plain, claims, named, vectors, [whole] * len(texts)))
-
-    queue = deque(prepared(raw, True))
-    question_words = intent.words
-    asked = question_words if intent.asks_for_paper else frozenset()
-    one_paper = bool(asked) and not intent.asks_for_papers
-    invented = 0
-    shown: list[AnswerSentence] = []
-    removed: list[AnswerSentence] = []
-    passage: dict[int, tuple[float, Sentence]] = {}  # the passage each cited source shows
-    supported: list[str] = []
-    rescued: set[int] = set()
-    meta = tx.naming_stems()
-    can_confirm = confirm is not None and "paper_fit" in trust.checks
-
-    @functools.cache
-    def described() -> list[tuple[str, np.ndarray, set[str]]]:  # embedded once, for whichever paper needs it
-        texts = list(intent.described)
-        vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
-        return [(q, v, tx.content_words(t)) for q, v, t in zip(intent.variants, vectors, texts)]
-
-    def by_paper(n: int) -> bool:
-        """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
-        if n in rescued:  # the paper is already shown with its quote
-            return True
-        paper = _paper_answer(described(), offered[n], trust, confirm)
-        if paper is None:
-            return False
-        score, quoted, check = paper
-        passage[n] = (score, quoted)
-        rescued.add(n)
-        shown.append(AnswerSentence(_quote(offered[n], quoted), [n], True, score, False, [check]))
-        supported.append(quoted.text)
-        return True
-
-    def own_names(claim: str) -> list[str]:
-        """The names of `claim` that tell the offered papers apart (not in every one of them)."""
-        return [
-            n
-            for n in sorted(tx.names(claim))
-            if not all(tx.name_in(n, ev.paper.text) for ev in offered.values())
-        ]
-
-    # "The two steps of LoLCATs are:": the lines under a heading are LoLCATs', so their source must
-    # name LoLCATs; a heading none of whose lines stays goes too. Where it sits in `shown`, how
-    # many sentences had been removed when it came, and the names it gives.
-    heading: tuple[int, int] | None = None
-    subject: list[str] = []
-    asked_names = intent.names
-
-    def close_heading() -> None:
-        nonlocal heading, subject
-        if heading and len(shown) == heading[0] + 1 and len(removed) > heading[1]:
-            del shown[heading[0]]
-        heading, subject = None, []
-
+    queue = deque(state.prepared(raw, True))
     while queue:
-        text, sentence, claim, names_, vec, whole = queue.popleft()
-        cited = list(dict.fromkeys(parse_markers(text)))
-        invented += sum(1 for n in cited if n not in offered) if whole else 0
-        cited = [n for n in cited if n in offered]
-        if not sentence:
-            continue
-        # A line naming another paper (by its title, or as the question names it) is not under it.
-        if sentence.endswith(":") or names_ or (tx.names(claim) & asked_names) - set(subject):
-            close_heading()
-        if sentence.endswith(":"):
-            heading, subject = (len(shown), len(removed)), own_names(claim)
-        if not has_claim(claim) or sentence.endswith(":"):  # "Yes.", "The papers are:"
-            if names_ and one_paper and can_confirm and by_paper(names_[0]):
-                continue  # "It can be found in “Title” [1].": shown as the paper's quoted sentence
-            if names_:  # "The paper is “Title” [1].": the title is the answer
-                for n in names_:
-                    passage.setdefault(n, (1.0, offered[n].sentences[0]))
-                shown.append(AnswerSentence(sentence, names_, True, 1.0, False, [Check("names", True)]))
-                supported.append(claim)
-            else:
-                shown.append(AnswerSentence(sentence, [], False, 0.0, claim=False))
-            continue
-        answer = (names_ or cited)[:1]
-        # The sentence says nothing but which paper it is, in the question's words.
-        restates = bool(asked and answer) and can_confirm and not tx.content_words(claim) - asked - meta
-
-        if restates and one_paper:
-            # Asked for one paper, "The work by “X” shows that <the question's words>" claims that
-            # X is what the question describes, which no passage sentence states in those words; a
-            # near miss ("evaluates X on speech") would pass the checks on the name alone.
-            if not by_paper(answer[0]):
-                failed = Check(
-                    "paper_fit", False, f"{_where(offered[answer[0]])} is not confirmed as the answer"
-                )
-                removed.append(AnswerSentence(sentence, [], False, 0.0, False, [failed]))
-            continue
-        # A sentence that names a paper by its title must be backed by that paper.
-        candidates = {n: offered[n] for n in names_} or offered
-        given = asked if names_ else frozenset()
-        verdicts = {
-            n: trust.verify(claim, vec, ev, given=given, asked=question_words, subject=subject)
-            for n, ev in candidates.items()
-        }
-        good = [n for n in cited if n in verdicts and verdicts[n].passed]
-        attributed = False
-        if not good:
-            passing = [n for n in verdicts if verdicts[n].passed]
-            if passing:
-                good, attributed = [max(passing, key=lambda n: verdicts[n].score)], True
-        if good:
-            for n in good:
-                v = verdicts[n]
-                # A source shows the passage behind the first sentence that cites it, which is
-                # usually the answer itself; the best-backed one is often a side remark copied
-                # word for word.
-                if v.best is not None and n not in passage:
-                    passage[n] = (v.score, v.best)
-            checks = verdicts[good[0]].checks
-            score = max(verdicts[n].score for n in good)
-            shown.append(AnswerSentence(sentence, good, True, score, attributed, checks))
-            supported.append(claim)
-            continue
-        # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
-        if restates and [n for n in names_ or cited if by_paper(n)]:
-            continue
-        # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
-        parts = tx.clauses(text) if whole else [text]
-        if len(parts) > 1:
-            queue.extendleft(reversed(prepared(parts, False)))
-            continue
-        # Report the checks against the source the model cited, or the closest one.
-        checked_cited = [n for n in cited if n in verdicts]
-        blame = (
-            checked_cited[0]
-            if checked_cited
-            else max(verdicts, key=lambda n: verdicts[n].score, default=None)
-        )
-        checks = []
-        if blame is not None:
-            checks = [
-                Check(c.name, c.passed, c.detail.replace("the source", _where(offered[blame])))
-                for c in verdicts[blame].checks
-            ]
-        removed.append(
-            AnswerSentence(sentence, [], False, verdicts[blame].score if blame else 0.0, False, checks)
-        )
-    close_heading()
-    citations = renumber(shown, offered, passage)
-    text = render_text(shown, citations)
-    return Checked(text, shown, removed, citations, invented, supported)
+        state.one(queue.popleft(), queue)
+    state.close_heading()
+    citations = renumber(state.shown, state.offered, state.passage)
+    text = render_text(state.shown, citations)
+    return Checked(text, state.shown, state.removed, citations, state.invented, state.supported)

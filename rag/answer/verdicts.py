@@ -1,0 +1,38 @@
+"""The model's one-word verdicts, each in a short prompt of its own: does a checked answer give what
+the question asks for (the `judged_unanswered` rule), and is a source's paper the answer to a
+which-paper question (the `paper_fit` check)."""
+
+from __future__ import annotations
+
+import logging
+
+from rag.answer.citations import strip_markers
+from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
+from rag.llm import LLM, LLMError
+from rag.search.evidence import Evidence
+
+log = logging.getLogger(__name__)
+
+
+def grade(llm: LLM, answer: str, question: str) -> bool | None:
+    """Whether `answer` gives what `question` asks for."""
+    user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
+    return yes_no(llm, JUDGE_SYSTEM, user, "judge")
+
+
+def confirm_paper(llm: LLM, question: str, ev: Evidence) -> bool | None:
+    """Whether the paper of the source `ev` is the answer to `question`."""
+    user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=question)
+    return yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
+
+
+def yes_no(llm: LLM, system: str, user: str, what: str) -> bool | None:
+    """The model's one-word verdict in a short prompt of its own: True/False, or None when the
+    reply is neither or the model failed."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    try:
+        reply = llm.complete(messages, max_tokens=3, temperature=0.0).strip().lower()
+    except LLMError as exc:
+        log.warning("%s failed: %s", what, exc)
+        return None
+    return True if reply.startswith("yes") else False if reply.startswith("no") else None
