@@ -11,6 +11,7 @@ import numpy as np
 
 from rag import text as tx
 from rag.answer.citations import strip_markers
+from rag.answer.prompts import REFUSAL
 from rag.answer.trust import checks as ck
 from rag.answer.trust.checks import Checked
 from rag.questions import Intent
@@ -27,7 +28,6 @@ PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 # Checks of a sentence as a whole, not run against one passage by `Trust.verify` (rag/answer/trust/answers.py).
 SENTENCE_CHECKS = ("paper_fit",)
 
-REFUSAL = "The indexed papers do not answer this."
 REASONS = {
     "low_relevance": "no indexed passage is close enough to the question",
     "unstated_focus": "the sources never mention what the question counts",
@@ -60,12 +60,22 @@ _DECLINE = re.compile(
 
 
 def is_refusal(text: str) -> bool:
-    """The model declined: a refusal opening, or a "not stated" phrase in its first sentence."""
+    """The model declined: the sentinel the prompt asks for, or a decline phrase."""
+    return decline_kind(text) is not None
+
+
+def decline_kind(text: str) -> str | None:
+    """How the model declined: "sentinel" (the sentence the prompt asks for, in its first
+    sentence), "phrase" (a refusal opening, or a "not stated" phrase in its first sentence), or
+    None. Kept apart so the evaluation counts what the phrase lists still catch."""
     text = text.strip()
-    if _REFUSAL_START.search(text):
-        return True
     first = tx.sentences(text)[:1]
-    return bool(_DECLINE.search(first[0] if first else text))
+    head = first[0] if first else text
+    if tx.normalize(REFUSAL).rstrip(".") in tx.normalize(head):
+        return "sentinel"
+    if _REFUSAL_START.search(text) or _DECLINE.search(head):
+        return "phrase"
+    return None
 
 
 @dataclass
@@ -161,8 +171,9 @@ class Trust:
     ) -> Refusal | None:
         """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
         checked answer gives what the question asks for (None: it could not tell)."""
-        if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
-            return Refusal("model_declined")
+        declined = "empty draft" if not draft.strip() else decline_kind(draft)
+        if self.on("model_declined") and declined:
+            return Refusal("model_declined", f"({declined})")
         if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
         if self.on("restates_question") and restates_question(intent, checked):
