@@ -21,6 +21,7 @@ TYPES = (
     "twopart",
     "whichpaper",
     "comparison",
+    "survey",
     "unanswerable",
 )
 REQUIRED = ("id", "question", "type", "facts", "papers")
@@ -45,6 +46,7 @@ class GoldItem:
     answer: str = ""
     history: list[str] = field(default_factory=list)
     near_miss: bool = False
+    filter: dict = field(default_factory=dict)  # survey items: the status or area the question states
 
     @property
     def answerable(self) -> bool:
@@ -76,8 +78,10 @@ def parse_item(row: object, where: str, known_papers: set[str] | None = None) ->
         raise GoldError(f"{where}: 'papers' and 'facts' must be lists")
     facts = [_fact_variants(f, where) for f in row["facts"]]
     answerable = row["type"] != "unanswerable"
-    if answerable and not (facts and row["papers"]):
-        raise GoldError(f"{where}: an answerable item needs at least one fact and one gold paper")
+    if answerable and not row["papers"]:
+        raise GoldError(f"{where}: an answerable item needs at least one gold paper")
+    if answerable and row["type"] != "survey" and not facts:
+        raise GoldError(f"{where}: an answerable item needs at least one fact (a survey item, the papers)")
     if not answerable and facts:
         raise GoldError(f"{where}: an unanswerable item has no facts")
     if row["type"] == "followup" and not row.get("history"):
@@ -95,6 +99,7 @@ def parse_item(row: object, where: str, known_papers: set[str] | None = None) ->
         answer=row.get("answer", ""),
         history=list(row.get("history", [])),
         near_miss=bool(row.get("near_miss", False)),
+        filter=dict(row.get("filter") or {}),
     )
 
 

@@ -100,6 +100,29 @@ def facts_cited(answer: str, facts: Sequence[Sequence[str]], cited_papers: Seque
     return float(recall in (1.0, None) and bool(set(cited_papers) & set(gold)))
 
 
+# ---- survey lists (every paper that fits a "which papers ...?" question)
+
+
+def list_recall(listed: Sequence[str], gold: Sequence[str]) -> float | None:
+    """Share of the papers that fit the question that the list holds."""
+    return len(set(listed) & set(gold)) / len(set(gold)) if gold else None
+
+
+def list_precision(listed: Sequence[str], gold: Sequence[str]) -> float | None:
+    """Share of the listed papers that fit the question (an empty list: 0 when some paper fits)."""
+    if not gold:
+        return None
+    return len(set(listed) & set(gold)) / len(set(listed)) if listed else 0.0
+
+
+def outside_filter(statuses: Sequence[str], wanted: Sequence[str]) -> float | None:
+    """1 when a listed paper's status is outside the statuses the question states, else 0."""
+    if not wanted:
+        return None
+    allowed = {w.lower() for w in wanted}
+    return float(any(not any(s and s in w for w in allowed) for s in statuses))
+
+
 # ---- citations (each citation: the cited paper id and the passage shown as support)
 
 

@@ -100,6 +100,19 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
     }
 
 
+def survey_scores(item: GoldItem, hits) -> dict[str, float | None]:
+    """The survey list against the papers that fit the question (retrieval: no model needed)."""
+    listed = [h.paper.id for h in hits]
+    return {
+        "list_recall": m.list_recall(listed, item.papers),
+        "list_precision": m.list_precision(listed, item.papers),
+        "list_outside_filter": m.outside_filter(
+            [h.paper.status for h in hits], item.filter.get("status", [])
+        ),
+        "listed": float(len(listed)),
+    }
+
+
 def is_correct(item: GoldItem, answer: Answer) -> bool:
     """Answered with every required fact, or abstained on an unanswerable item."""
     if not item.answerable:
@@ -206,6 +219,8 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
          "cited": sorted({c.paper_id for c in t.answer.citations})}
         for t in turns
     ]  # fmt: skip
+    if item.type == "survey" and system.baseline is None:
+        result.scores |= survey_scores(item, system.pipeline.survey.find(qs.parse(item.question, turns)))
     if not answer:
         return result
     reply = system.ask(item.question, turns)

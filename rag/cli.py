@@ -119,6 +119,16 @@ def search(
         typer.echo(f"   from: {', '.join(r.paper.sources)}")
 
 
+def _print_list(sentence: str, hits) -> None:
+    """Every paper of a survey answer: rank, title, status, the sentence that shows it fits."""
+    typer.secho(sentence, bold=True)
+    for h in hits:
+        status = f" ({h.paper.status})" if h.paper.status else ""
+        typer.echo(f"  {h.rank}. {h.paper.display_title}{status} {h.paper.url}".rstrip())
+        typer.echo(f"      “{h.sentence}”")
+    typer.echo("")
+
+
 @app.command()
 def ask(
     question: str = typer.Argument(..., help="Your question."),
@@ -135,7 +145,7 @@ def ask(
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
     from rag.answer.citations import draft_preview
-    from rag.answer.pipeline import AnswerEvent, InputError, Pipeline, PreviewEvent, TokenEvent
+    from rag.answer.pipeline import AnswerEvent, InputError, Pipeline, PreviewEvent, SurveyEvent, TokenEvent
     from rag.index.store import StoreError
     from rag.llm import LLMError
 
@@ -148,6 +158,8 @@ def ask(
     answer, drafting, draft, printed = None, False, "", ""
     try:
         for event in pipeline.stream(question, k=k, filters=filters):
+            if isinstance(event, SurveyEvent) and stream:
+                _print_list(event.sentence, event.hits)
             if isinstance(event, PreviewEvent) and stream:
                 typer.secho("Evidence (the best sentence of each source, while the model writes):", bold=True)
                 for ev, sentence in event.best():
@@ -174,6 +186,8 @@ def ask(
 
         typer.echo(markdown(answer), nl=False)
         return
+    if answer.listing and not stream:
+        _print_list(answer.listing, answer.papers)
     if drafting:
         typer.echo("\n")
         typer.secho("Checked answer:", bold=True)

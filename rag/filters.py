@@ -61,6 +61,27 @@ def combine(*filters: Filters | None) -> Filters:
     return out
 
 
+# Filters a question may state that are not stored on chunks: checked on each paper's record.
+PAPER_KEYS = {"area": "primary_area"}
+
+
+def split(filters: Filters | None) -> tuple[Filters, Filters]:
+    """(the filters every retriever applies, the ones checked on the papers' records)."""
+    stored = {k: v for k, v in (filters or {}).items() if k in KEYS}
+    return stored, {k: v for k, v in (filters or {}).items() if k not in KEYS}
+
+
+def paper_matches(paper: Paper, filters: Filters | None) -> bool:
+    """Whether the paper's record holds the filters of `PAPER_KEYS` (an area given in words
+    matches the area it begins: "optimization" is "optimization")."""
+    for key, values in (filters or {}).items():
+        field = PAPER_KEYS.get(key)
+        have = _norm((paper.extra or {}).get(field, "")) if field else ""
+        if not any(have == v or (v and have.startswith(v)) for v in values):
+            return False
+    return True
+
+
 def fields(paper: Paper) -> dict[str, str]:
     """The filter fields stored on each of the paper's chunks."""
     return {

@@ -50,6 +50,8 @@ class Intent:
     points_at_paper: bool  # about the paper just discussed, not a new search for papers
     about: Paper | None = None  # the one paper the last answer cited, when the question points at it
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
+    topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
+    counting: bool = False  # "How many papers ...?": the answer is the count of the list
 
     @property
     def asks_for_paper(self) -> bool:
@@ -82,7 +84,11 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     """The `Intent` of `question`, asked after the turns of `history`."""
     filters, text = _said_filters(question)  # the rest reads the question without its filter words
     asks = _ASKS_FOR_PAPER.search(text)
-    several = bool(asks) and asks.group(1).lower() in ("papers", "works", "studies", "articles")
+    survey = _SURVEY.search(text)
+    several = bool(survey) or (
+        bool(asks) and asks.group(1).lower() in ("papers", "works", "studies", "articles", "submissions")
+    )
+    asks = asks or survey
     points = _points_at_paper(text, bool(asks))
     refers = bool(_REFERS_BACK.search(text))
     if several:
@@ -96,6 +102,9 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     else:
         kind = Kind.ONE_PAPER
     alternatives = tuple(_alternatives(text, asks)) if several else ()
+    topic, area = _topic(text[asks.end() :]) if several and asks else ("", "")
+    if area:
+        filters = {**filters, "area": (area.lower(),)}
     query = _standalone_query(text, history, refers)
     return Intent(
         question=question,
@@ -112,15 +121,50 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         points_at_paper=points,
         about=_referent(history) if history and points else None,
         filters=filters,
+        topic=topic,
+        counting=bool(_COUNTING.search(text)),
     )
 
 
 # ---- what is asked for
 
 _ASKS_FOR_PAPER = re.compile(
-    r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )(papers?|works?|stud(?:y|ies)|articles?)\b",
+    r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )(papers?|works?|stud(?:y|ies)|articles?|submissions)\b",
     re.I,
 )
+# Other ways to ask for every paper on something: "What is there on X?", "List the papers on X",
+# "How many papers study X?", "What work is there on X?".
+_SURVEY = re.compile(
+    r"\b(?:what (?:else )?is there (?:on|about)|what (?:work|research) is there (?:on|about)|"
+    r"(?:list|show|find|name)(?: me)? (?:the |all |all the )?(?:papers|works|studies|articles|submissions)"
+    r"(?: (?:on|about|that|which|using|with))?|how many (?:\w+ )?(?:papers|works|studies|submissions))\b",
+    re.I,
+)
+_COUNTING = re.compile(r"\bhow many (?:\w+ )?(?:papers|works|studies|submissions)\b", re.I)
+# The verbs of a survey question before its topic: "use or analyse X", "work on X", "are about X".
+_LEAD_VERBS = (
+    r"(?:mainly )?(?:use|uses|using|used|study|studies|studying|propose|proposes|apply|applies|applying|"
+    r"build on|builds on|work on|works on|work with|works with|analy[sz]e|analy[sz]es|address|addresses|"
+    r"tackle|explore|investigate|develop|introduce|extend|estimate|evaluate on|focus on|deal with|"
+    r"employ|leverage|are about|is about|do|does)"
+)
+_TOPIC_LEAD = re.compile(
+    rf"^(?:\s*(?:are there|is there|there are|that|which|{_LEAD_VERBS}|on|about|with|or|and)\b,?)+", re.I
+)
+# "Which papers in the optimization area study X?": the primary area the papers must be in.
+_AREA = re.compile(rf"^\s*in (?:the )?(?P<area>.+?)(?: area)?\s+(?={_LEAD_VERBS}\b)", re.I)
+
+
+def _topic(rest: str) -> tuple[str, str]:
+    """What a survey question's papers are about, and the area it names: the rest of the question
+    without its leading verbs ("use or analyse sharpness-aware minimization (SAM)?" ->
+    "sharpness-aware minimization (SAM)"; "in the optimization area study X" -> X, "optimization")."""
+    area = _AREA.match(rest)
+    if area:
+        rest = rest[area.end() :]
+    return _TOPIC_LEAD.sub("", rest).strip(" ?.!,;:"), area.group("area").strip() if area else ""
+
+
 _YES_NO = re.compile(r"^\W*(does|do|did|is|are|was|were|can|could|has|have|will|would|should)\b", re.I)
 
 

@@ -176,6 +176,8 @@ class Answer:
     error: str = ""  # set when the LLM failed; the sources are still returned
     trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
     intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
+    papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
+    listing: str = ""  # the sentence before that list (its count and the filters applied)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -201,6 +203,8 @@ class Answer:
             "error": self.error,
             "intent": self.intent.to_json() if self.intent is not None else None,
             "trace": [asdict(t) for t in self.trace],
+            "listing": self.listing,
+            "papers": [h.to_json() for h in self.papers],
         }
 
 

@@ -62,10 +62,31 @@ def test_shipped_gold_set_meets_the_spec():
     known = {json.loads(line)["id"] for line in (SEEDS / "papers.jsonl").read_text().splitlines()}
     items = load_gold([DEFAULT_GOLD], known)
     assert len(items) >= 80
-    counts = {t: sum(i.type == t for i in items) for t in TYPES}
+    counts = {t: sum(i.type == t for i in items) for t in TYPES if t != "survey"}
     assert all(counts.values()), counts
     unanswerable = [i for i in items if i.type == "unanswerable"]
     assert len(unanswerable) >= 12 and sum(i.near_miss for i in unanswerable) >= 4
+
+
+def test_the_real_conference_gold_is_split_by_paper():
+    from eval.gold import CONFERENCE_GOLD
+
+    drawn = read_jsonl(CONFERENCE_GOLD / "papers.jsonl")
+    split_of = {r["id"]: r["split"] for r in drawn}
+    assert len(split_of) >= 120
+    halves = {name: load_gold([CONFERENCE_GOLD / f"{name}.jsonl"], set(split_of)) for name in ("dev", "test")}
+    assert sum(map(len, halves.values())) >= 200
+    for name, items in halves.items():
+        about = {p for i in items for p in i.papers} | {r["about"] for r in read_jsonl(
+            CONFERENCE_GOLD / f"{name}.jsonl") if r.get("about")}  # fmt: skip
+        assert {split_of[p] for p in about} == {name}, name  # no paper has items on both sides
+        kinds = {(i.type, i.near_miss) for i in items}
+        assert {t for t, _ in kinds} >= set(TYPES) - {"paraphrase", "multi", "survey"}, kinds
+        assert ("unanswerable", True) in kinds and ("unanswerable", False) in kinds
+    survey = read_jsonl(CONFERENCE_GOLD / "survey.jsonl")
+    assert len(survey) >= 40 and {r["split"] for r in survey} == {"dev", "test"}
+    techniques = {split: {r["technique"] for r in survey if r["split"] == split} for split in ("dev", "test")}
+    assert not techniques["dev"] & techniques["test"]
 
 
 def test_the_committed_split_is_balanced_apart_from_dev_only_items():

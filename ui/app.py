@@ -15,13 +15,14 @@ from rag.answer.pipeline import (
     Pipeline,
     PreviewEvent,
     SourcesEvent,
+    SurveyEvent,
     TokenEvent,
     Turn,
 )
 from rag.index.store import StoreError
 from rag.llm import LLMError
 from rag.settings import Settings
-from ui.render import render_answer, render_sources_pending, render_streaming
+from ui.render import render_answer, render_list, render_sources_pending, render_streaming
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,8 @@ CSS = """
 .cw-export button { margin: 0.5em 0.5em 0 0; padding: 0.15em 0.6em; border: 1px solid #bbb;
                     border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
 .cw-export pre { display: none !important; }  /* the text the export buttons carry */
+.cw-list { font-size: 0.85em; border-collapse: collapse; }
+.cw-list td, .cw-list th { padding: 0.2em 0.5em; vertical-align: top; border-bottom: 1px solid #eee; }
 """
 # Gradio's HTML sanitizer keeps classes but drops data attributes and inline handlers: each export
 # button has its text in a hidden <pre> beside it, and one delegated listener acts on the click. It
@@ -47,7 +50,7 @@ CSS = """
 # document, and its listener is lost.
 JS = """() => {
   document.addEventListener("click", async (event) => {
-    const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib");
+    const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib, .cw-export button.cw-csv");
     if (!button) return;
     event.preventDefault();
     const box = button.closest(".cw-export");
@@ -64,10 +67,12 @@ JS = """() => {
       button.textContent = "Copied";
       setTimeout(() => { button.textContent = label; }, 1500);
     } else {
-      const blob = new Blob([box.querySelector("pre.cw-bibtex").textContent], {type: "application/x-bibtex"});
+      const csv = button.classList.contains("cw-csv");
+      const text = box.querySelector(csv ? "pre.cw-csv" : "pre.cw-bibtex").textContent;
+      const blob = new Blob([text], {type: csv ? "text/csv" : "application/x-bibtex"});
       const link = document.createElement("a");
       link.href = URL.createObjectURL(blob);
-      link.download = "citewise-references.bib";
+      link.download = csv ? "citewise-papers.csv" : "citewise-references.bib";
       document.body.appendChild(link); link.click(); link.remove();
     }
   }, true);  // capture: nothing inside the chat can stop it first
@@ -140,6 +145,7 @@ def respond(
     msg_id = uuid.uuid4().hex[:8]
     question, query, results, text = message, message, [], ""
     previews: dict[str, str] = {}
+    listed = ""  # the survey list, shown above everything else once found
     backend, model = parse_choice(llm_choice)
     filters = flt.from_mapping({"venue": venue, "year": year, "status": status})
     try:
@@ -155,12 +161,15 @@ def respond(
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
                 yield _reply(render_sources_pending(results), query, question), turns
+            elif isinstance(event, SurveyEvent):
+                listed = render_list(event.sentence, event.hits)
+                yield _reply(listed + render_sources_pending(results), query, question), turns
             elif isinstance(event, PreviewEvent):
                 previews = {ev.paper.id: sentence for ev, sentence in event.best()}
-                yield _reply(render_sources_pending(results, previews), query, question), turns
+                yield _reply(listed + render_sources_pending(results, previews), query, question), turns
             elif isinstance(event, TokenEvent):
                 text += event.text
-                yield _reply(render_streaming(text, results, previews), query, question), turns
+                yield _reply(listed + render_streaming(text, results, previews), query, question), turns
             elif isinstance(event, AnswerEvent):
                 answer = event.answer
                 if not answer.error:

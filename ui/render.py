@@ -3,7 +3,9 @@ abstract containing `<script>` shows as text, never runs."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 
 from rag.answer.citations import draft_preview, render_text
@@ -105,6 +107,47 @@ def render_export(answer: Answer) -> str:
     return f'\n\n<div class="cw-export">{"".join(parts)}</div>\n'
 
 
+def papers_csv(hits) -> str:
+    """The survey list as CSV: rank, title, status, area, URL, the sentence that shows it fits."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["rank", "title", "status", "area", "url", "sentence"])
+    for h in hits:
+        p = h.paper
+        writer.writerow(
+            [h.rank, p.display_title, p.status, p.extra.get("primary_area", ""), p.url, h.sentence]
+        )
+    return out.getvalue()
+
+
+def render_list(sentence: str, hits) -> str:
+    """Every paper that fits a survey question, as a compact table (title linked to its page,
+    status, area, the sentence that shows it fits), exportable as CSV and BibTeX."""
+    if not sentence:
+        return ""
+    rows = "".join(
+        f"<tr><td>{h.rank}</td><td>{_link(h.paper.url, html.escape(h.paper.display_title))}</td>"
+        f"<td>{html.escape(h.paper.status)}</td><td>{html.escape(h.paper.extra.get('primary_area', ''))}</td>"
+        f"<td>{html.escape(h.sentence)}</td></tr>"
+        for h in hits
+    )
+    table = (
+        '<table class="cw-list"><tr><th>#</th><th>paper</th><th>status</th><th>area</th>'
+        f"<th>why it fits</th></tr>{rows}</table>"
+        if hits
+        else ""
+    )
+    export = (
+        '<div class="cw-export"><button class="cw-csv">Download CSV (the list)</button>'
+        f'<pre class="cw-csv">{_one_line(papers_csv(hits))}</pre>'
+        '<button class="cw-bib">Download BibTeX (the list)</button>'
+        f'<pre class="cw-bibtex">{_one_line(bibtex([h.paper for h in hits]))}</pre></div>'
+        if hits
+        else ""
+    )
+    return f"**{esc(sentence)}**\n\n{table}{export}\n\n---\n"
+
+
 def render_trace(answer: Answer) -> str:
     """What each answer stage did (the answer's trace), collapsed: stage, decision, sentence, why."""
     if not answer.trace:
@@ -137,13 +180,15 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         return body + "\n\n---\n" + render_closest(answer.retrieved)
     if answer.abstained:
         return (
-            f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
+            render_list(answer.listing, answer.papers)
+            + f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
             + render_not_found(answer)
             + render_trace(answer)
             + "\n---\n"
             + render_closest(answer.retrieved)
         )
-    body = render_text(
+    listed = render_list(answer.listing, answer.papers)
+    body = listed + render_text(
         answer.sentences,
         answer.citations,
         mark=lambda n: f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>',

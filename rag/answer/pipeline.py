@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 from rag import questions as qs
+from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
+from rag.answer.listing import listing_sentence
 from rag.answer.prompts import build_messages, count_prompt_tokens
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, trust_from_settings
@@ -25,46 +26,17 @@ from rag.llm import LLM, LLMError, llm_from_settings
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
+from rag.search.survey import Survey
 from rag.settings import Settings
 from rag.text import strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 
 log = logging.getLogger(__name__)
+AREA_DEPTH = 10
 
 
 class InputError(ValueError):
     """The question cannot be asked as it is; the message says why."""
-
-
-@dataclass
-class SourcesEvent:
-    query: str
-    results: list[SearchResult]
-
-
-@dataclass
-class PreviewEvent:
-    """The evidence chosen for the prompt, before the model writes: each source's best sentence
-    is something the user can read at once."""
-
-    evidence: list[Evidence]
-
-    def best(self) -> list[tuple[Evidence, str]]:
-        """(source, its best-matching sentence) in source order."""
-        return [(ev, max(ev.sentences, key=lambda s: s.score).text) for ev in self.evidence if ev.sentences]
-
-
-@dataclass
-class TokenEvent:
-    text: str
-
-
-@dataclass
-class AnswerEvent:
-    answer: Answer
-
-
-Event = SourcesEvent | PreviewEvent | TokenEvent | AnswerEvent
 
 
 class Pipeline:
@@ -178,14 +150,22 @@ class Pipeline:
         started = time.perf_counter()
         question = self.validate(question)
         intent = qs.parse(question, history)
-        qvec, results = self.find(intent, k=k, filters=filters)
+        hits = self.survey.find(intent, filters) if intent.asks_for_papers else []
+        qvec, results = self.find(intent, k=k, filters=filters, listed={h.paper.id for h in hits})
         query = intent.query
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
+        listing = listing_sentence(intent, hits, filters) if intent.topic and intent.asks_for_papers else ""
+        if listing:
+            yield SurveyEvent(listing, hits)
 
         def finish(**fields) -> AnswerEvent:
             timings.total = time.perf_counter() - started
+            if hits and fields.get("abstained"):  # the list answers; no synthesis was backed
+                fields |= {"abstained": False, "text": ""}
             base = dict(
+                papers=hits,
+                listing=listing,
                 question=question,
                 intent=intent,
                 text="",
@@ -251,11 +231,21 @@ class Pipeline:
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         return fields | {"paper_confirmed": confirmed}
 
+    @cached_property
+    def survey(self) -> Survey:
+        return Survey(self.store)
+
     def find(
-        self, intent: Intent, *, k: int | None = None, filters: Filters | None = None
+        self,
+        intent: Intent,
+        *,
+        k: int | None = None,
+        filters: Filters | None = None,
+        listed: set[str] = frozenset(),  # type: ignore[assignment]
     ) -> tuple[list[float], list[SearchResult]]:
         """The papers an answer reads: the query's vector and the search results, narrowed to the
-        question's named subject and, for a follow-up, to the paper it is about."""
+        question's named subject and, for a follow-up, to the paper it is about; asked for every
+        paper on something, to the papers of the survey list (`listed`) when any is found."""
         s = self.settings
         qvec = self.embedder.embed(intent.query)
         results = self.search(

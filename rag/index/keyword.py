@@ -192,6 +192,31 @@ class KeywordIndex:
             (match, *args, CANDIDATES),
         ).fetchall()
 
+    def frequencies(self, terms: list[str]) -> dict[str, int]:
+        """term -> how many chunks contain it (0 for a term no chunk has)."""
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        with self._lock:
+            df = dict(self._con.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", terms))
+        return {t: int(df.get(t, 0)) for t in terms}
+
+    def chunks_with_phrase(
+        self, terms: list[str], limit: int, filters: flt.Filters | None = None
+    ) -> list[str]:
+        """Ids of up to `limit` chunks whose stemmed text holds `terms` in a row (stop words
+        aside: "mixture of experts" is the phrase mixtur expert)."""
+        if not terms:
+            return []
+        where, args = _filter_sql(filters)
+        match = '"' + " ".join(terms) + '"'  # terms are [a-z0-9] stems: safe inside quotes
+        with self._lock:
+            rows = self._con.execute(
+                f"SELECT d.cid FROM fts f JOIN docs d ON d.rowid = f.rowid WHERE fts MATCH ?{where} LIMIT ?",
+                (match, *args, limit),
+            )
+            return [cid for (cid,) in rows]
+
     def name_chunks(self, forms: list[str], limit: int, filters: flt.Filters | None = None) -> list[str]:
         """Ids of up to `limit` chunks that contain one of `forms` (a name's ways of being written,
         `tx.name_forms`) as a token, exactly as written."""
