@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 
 from rag import questions as qs
@@ -18,7 +19,7 @@ from rag.answer.prompts import build_messages, count_prompt_tokens
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, grade
-from rag.filters import Filters
+from rag.filters import Filters, combine, paper_matches, split
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
@@ -248,13 +249,21 @@ class Pipeline:
         paper on something, to the papers of the survey list (`listed`) when any is found."""
         s = self.settings
         qvec = self.embedder.embed(intent.query)
+        stored, on_record = split(combine(filters, intent.filters))
+        wanted = k or s.answer_k
+        # An area said in words is checked on the papers' records, and a survey's sources are papers
+        # of its list: search deeper, keep those.
+        depth = wanted * AREA_DEPTH if on_record or listed else wanted
         results = self.search(
-            intent.query,
-            k or s.answer_k,
-            query_vector=qvec,
-            filters=filters,
-            alternatives=intent.alternatives,
+            intent.query, depth, query_vector=qvec, filters=stored, alternatives=intent.alternatives
         )
+        if on_record or listed:
+            kept = [
+                r
+                for r in results
+                if paper_matches(r.paper, on_record) and (not listed or r.paper.id in listed)
+            ]
+            results = [replace(r, rank=i) for i, r in enumerate(kept or results, 1)][:wanted]
         if s.on_subject:
             results = on_subject(intent, results, self.store)
         if s.pin_follow_ups and intent.about:

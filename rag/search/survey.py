@@ -112,7 +112,9 @@ class Survey:
             chunks |= self._chunks(phrase, stored)
         terms = list({t for p in long for t in tx.keyword_terms(p)})
         n = self.keyword.size or 1
-        words = {t for t, d in self.keyword.frequencies(terms).items() if 0 < d < ACRONYM_CONTEXT * n}
+        words = {
+            t for t, d in self.keyword.frequencies(terms).items() if 0 < d <= max(ACRONYM_CONTEXT * n, 2)
+        }
         for acronym in acronyms:
             chunks |= self._acronym_chunks(acronym, words, stored)
         counts: dict[str, int] = {}

@@ -1,0 +1,106 @@
+"""Survey answers: every paper that fits a "which papers ...?" question, within the filters it states."""
+
+import pytest
+
+from rag.answer.listing import listing_sentence
+from rag.index.ingest import ingest
+from rag.questions import Kind, parse
+from rag.search.survey import Survey, phrases
+from tests.conftest import make_pipeline, write_jsonl
+
+TOPICS = {
+    "k-1": ("oral", "Spline Networks", "We build Kolmogorov-Arnold networks (KANs) for tabular data."),
+    "k-2": ("poster", "Sparse KANs", "Kolmogorov-Arnold networks learn activations on edges."),
+    "k-3": ("oral", "Fast Trees", "Gradient boosted trees; unlike Kolmogorov-Arnold networks, they need no splines."),
+    "s-1": ("oral", "Segmenting cells", "We adapt the Segment Anything Model (SAM) to microscopy images."),
+    "s-2": ("poster", "Flat minima", "Sharpness-aware minimization (SAM) finds flat minima of the loss."),
+    "s-3": ("rejected", "Flat minima again", "We analyse SAM and sharpness of the loss surface."),
+    "d-1": ("oral", "Backdoors", "A new backdoor attack on vision models that hides in the weights."),
+    "d-2": ("poster", "Defending", "A backdoor defence that removes triggers from trained models."),
+    "o-1": ("poster", "Unrelated", "We study protein folding with language models."),
+}
+
+
+@pytest.fixture
+def conference(tmp_path, store, embedder):
+    folder = tmp_path / "conference"
+    folder.mkdir()
+    rows = [
+        {"id": pid, "title": title, "abstract": abstract, "status": status, "primary_area": "optimization"
+         if pid.startswith("s") else "generative models"}
+        for pid, (status, title, abstract) in TOPICS.items()
+    ]  # fmt: skip
+    write_jsonl(folder / "conference.jsonl", rows)
+    ingest([folder], store, embedder, chunk_tokens=60)
+    return store
+
+
+@pytest.mark.parametrize(
+    "question,topic,filters,counting",
+    [
+        ("Which papers use Kolmogorov-Arnold networks?", "Kolmogorov-Arnold networks", {}, False),
+        ("Which oral papers study machine unlearning?", "machine unlearning", {"status": ("oral",)}, False),
+        ("What is there on speculative decoding?", "speculative decoding", {}, False),
+        ("List the papers on graph transformers.", "graph transformers", {}, False),
+        ("How many accepted papers use diffusion models?", "diffusion models",
+         {"status": ("oral", "spotlight", "poster")}, True),  # fmt: skip
+        ("Which papers in the optimization area study bilevel optimization?", "bilevel optimization",
+         {"area": ("optimization",)}, False),  # fmt: skip
+        ("Which rejected submissions work with point clouds?", "point clouds",
+         {"status": ("rejected", "submitted")}, False),  # fmt: skip
+    ],
+)
+def test_a_survey_question_is_parsed_into_its_topic_and_filters(question, topic, filters, counting):
+    intent = parse(question)
+    assert intent.kind is Kind.SEVERAL_PAPERS
+    assert (intent.topic, intent.filters, intent.counting) == (topic, filters, counting)
+
+
+def test_filter_words_are_only_filters_before_a_word_for_papers():
+    assert parse("What does oral dosing change?").filters == {}
+    assert parse("Which posters study graphs?").filters == {"status": ("poster",)}
+
+
+def test_phrases_of_a_topic():
+    assert phrases("sharpness-aware minimization (SAM)") == (["sharpness-aware minimization"], ["SAM"])
+    assert phrases("backdoor attacks or defences") == (["backdoor attacks", "backdoor defences"], [])
+    assert phrases("Mamba") == (["Mamba"], [])
+
+
+def test_every_paper_naming_the_topic_is_listed_within_the_stated_filters(conference):
+    survey = Survey(conference)
+    kans = {h.paper.id for h in survey.find(parse("Which papers use Kolmogorov-Arnold networks?"))}
+    assert kans == {"k-1", "k-2", "k-3"}
+    orals = survey.find(parse("Which oral papers use Kolmogorov-Arnold networks?"))
+    assert {h.paper.id for h in orals} == {"k-1", "k-3"} and all(h.paper.status == "oral" for h in orals)
+    # The acronym counts only beside a word of its long form: the Segment Anything paper is not listed.
+    sam = {h.paper.id for h in survey.find(parse("Which papers use sharpness-aware minimization (SAM)?"))}
+    assert sam == {"s-2", "s-3"}
+    both = {h.paper.id for h in survey.find(parse("Which papers study backdoor attacks or defences?"))}
+    assert both == {"d-1", "d-2"}
+    area = survey.find(parse("Which papers in the optimization area use sharpness-aware minimization (SAM)?"))
+    assert {h.paper.id for h in area} == {"s-2", "s-3"}
+    assert survey.find(parse("Which papers in the generative models area use sharpness-aware minimization?")) == []
+    # The sentence shown is the one that names the topic.
+    first = survey.find(parse("Which papers use Kolmogorov-Arnold networks?"))[0]
+    assert "Kolmogorov-Arnold" in first.sentence
+
+
+def test_the_list_is_an_event_before_the_draft_and_part_of_the_answer(conference, embedder):
+    from rag.answer.events import PreviewEvent, SurveyEvent, TokenEvent
+
+    pipeline, _ = make_pipeline(conference, embedder, ["Kolmogorov-Arnold networks learn activations [1]."])
+    events = list(pipeline.stream("How many oral papers use Kolmogorov-Arnold networks?"))
+    kinds = [type(e) for e in events]
+    assert kinds.index(SurveyEvent) < kinds.index(TokenEvent) and kinds.index(SurveyEvent) < kinds.index(
+        PreviewEvent
+    )
+    answer = events[-1].answer
+    assert answer.listing.startswith("2 indexed papers (status: oral)")
+    assert {p["paper_id"] for p in answer.to_json()["papers"]} == {"k-1", "k-3"}
+    assert {r.paper.id for r in answer.retrieved} <= {"k-1", "k-3"}  # the model reads listed papers
+
+
+def test_the_listing_sentence_says_the_count_and_the_filters():
+    intent = parse("Which spotlight papers use flow matching?")
+    assert listing_sentence(intent, []) == "No indexed paper (status: spotlight) is about “flow matching”."
