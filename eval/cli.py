@@ -42,8 +42,8 @@ def evaluate(
     split: str = typer.Option(
         None,
         "--split",
-        help="dev or test: that half of the real-conference gold set (eval/gold/conference/<split>.jsonl); "
-        "the index must hold the conference.",
+        help="dev or test: that half of the real-conference gold set (eval/gold/conference/<split>.jsonl and "
+        "survey-<split>.jsonl); the index must hold the conference.",
     ),
     rescore: Path = typer.Option(
         None, "--rescore", help="A report folder: score its stored answers again with today's metrics."
@@ -88,7 +88,7 @@ def evaluate(
             _fail("--split is dev or test")
         if gold:
             _fail("give --split or --gold, not both")
-        gold = [CONFERENCE_GOLD / f"{split}.jsonl"]
+        gold = [CONFERENCE_GOLD / f"{split}.jsonl", CONFERENCE_GOLD / f"survey-{split}.jsonl"]
     from tqdm import tqdm
 
     from eval.gold import GoldError

@@ -28,7 +28,7 @@ REQUIRED = ("id", "question", "type", "facts", "papers")
 GOLD = Path(__file__).parent / "gold"
 # The seed regression set (dev.jsonl + test.jsonl, eval/split.py): the index `make run` builds.
 DEFAULT_GOLD = GOLD / "seeds"
-# The real conference, split by paper (eval/draw.py): dev.jsonl, test.jsonl, survey.jsonl.
+# The real conference, split by paper (eval/draw.py): dev.jsonl, test.jsonl, survey-dev.jsonl, survey-test.jsonl.
 CONFERENCE_GOLD = GOLD / "conference"
 
 

@@ -83,7 +83,10 @@ def test_the_real_conference_gold_is_split_by_paper():
         kinds = {(i.type, i.near_miss) for i in items}
         assert {t for t, _ in kinds} >= set(TYPES) - {"paraphrase", "multi", "survey"}, kinds
         assert ("unanswerable", True) in kinds and ("unanswerable", False) in kinds
-    survey = read_jsonl(CONFERENCE_GOLD / "survey.jsonl")
+    survey = [
+        *read_jsonl(CONFERENCE_GOLD / "survey-dev.jsonl"),
+        *read_jsonl(CONFERENCE_GOLD / "survey-test.jsonl"),
+    ]
     assert len(survey) >= 40 and {r["split"] for r in survey} == {"dev", "test"}
     techniques = {split: {r["technique"] for r in survey if r["split"] == split} for split in ("dev", "test")}
     assert not techniques["dev"] & techniques["test"]

@@ -11,7 +11,11 @@ from tests.conftest import make_pipeline, write_jsonl
 TOPICS = {
     "k-1": ("oral", "Spline Networks", "We build Kolmogorov-Arnold networks (KANs) for tabular data."),
     "k-2": ("poster", "Sparse KANs", "Kolmogorov-Arnold networks learn activations on edges."),
-    "k-3": ("oral", "Fast Trees", "Gradient boosted trees; unlike Kolmogorov-Arnold networks, they need no splines."),
+    "k-3": (
+        "oral",
+        "Fast Trees",
+        "Gradient boosted trees; unlike Kolmogorov-Arnold networks, they need no splines.",
+    ),
     "s-1": ("oral", "Segmenting cells", "We adapt the Segment Anything Model (SAM) to microscopy images."),
     "s-2": ("poster", "Flat minima", "Sharpness-aware minimization (SAM) finds flat minima of the loss."),
     "s-3": ("rejected", "Flat minima again", "We analyse SAM and sharpness of the loss surface."),
@@ -42,12 +46,24 @@ def conference(tmp_path, store, embedder):
         ("Which oral papers study machine unlearning?", "machine unlearning", {"status": ("oral",)}, False),
         ("What is there on speculative decoding?", "speculative decoding", {}, False),
         ("List the papers on graph transformers.", "graph transformers", {}, False),
-        ("How many accepted papers use diffusion models?", "diffusion models",
-         {"status": ("oral", "spotlight", "poster")}, True),  # fmt: skip
-        ("Which papers in the optimization area study bilevel optimization?", "bilevel optimization",
-         {"area": ("optimization",)}, False),  # fmt: skip
-        ("Which rejected submissions work with point clouds?", "point clouds",
-         {"status": ("rejected", "submitted")}, False),  # fmt: skip
+        (
+            "How many accepted papers use diffusion models?",
+            "diffusion models",
+            {"status": ("oral", "spotlight", "poster")},
+            True,
+        ),  # fmt: skip
+        (
+            "Which papers in the optimization area study bilevel optimization?",
+            "bilevel optimization",
+            {"area": ("optimization",)},
+            False,
+        ),  # fmt: skip
+        (
+            "Which rejected submissions work with point clouds?",
+            "point clouds",
+            {"status": ("rejected", "submitted")},
+            False,
+        ),  # fmt: skip
     ],
 )
 def test_a_survey_question_is_parsed_into_its_topic_and_filters(question, topic, filters, counting):
@@ -80,7 +96,10 @@ def test_every_paper_naming_the_topic_is_listed_within_the_stated_filters(confer
     assert both == {"d-1", "d-2"}
     area = survey.find(parse("Which papers in the optimization area use sharpness-aware minimization (SAM)?"))
     assert {h.paper.id for h in area} == {"s-2", "s-3"}
-    assert survey.find(parse("Which papers in the generative models area use sharpness-aware minimization?")) == []
+    assert (
+        survey.find(parse("Which papers in the generative models area use sharpness-aware minimization?"))
+        == []
+    )
     # The sentence shown is the one that names the topic.
     first = survey.find(parse("Which papers use Kolmogorov-Arnold networks?"))[0]
     assert "Kolmogorov-Arnold" in first.sentence

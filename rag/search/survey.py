@@ -7,8 +7,9 @@ How a topic becomes phrases, each step measured on the survey dev split:
 - "X (Y)": X is the phrase; the acronym Y counts only in a chunk that also holds a word of X
   ("SAM" is also the Segment Anything Model).
 - "A B or C": "A B" and "A C" ("backdoor attacks or defences").
-- Words the whole index uses everywhere ("model", "learning", "data") at the ends of a phrase
-  go: "equivariant models" is "equivariant".
+- A word the whole index uses everywhere ("model", "learning", "data") at an end of a phrase
+  goes, one at each end at most: "equivariant models" is "equivariant", "protein language
+  models" is "protein language".
 - A phrase that finds fewer than `RELAX_BELOW` papers loses its last word ("Koopman operator
   theory" -> "Koopman operator"), as long as a rare word stays.
 """
@@ -75,9 +76,10 @@ class Survey:
         def ubiquitous(u: list[str]) -> bool:
             return all(df[t] > UBIQUITOUS * n for t in u)
 
-        while len(units) > 1 and ubiquitous(units[-1]):
+        # One head noun at each end at most: "protein language models" keeps "language".
+        if len(units) > 1 and ubiquitous(units[-1]):
             units.pop()
-        while len(units) > 1 and ubiquitous(units[0]):
+        if len(units) > 1 and ubiquitous(units[0]):
             units.pop(0)
         return units
 
