@@ -162,7 +162,11 @@ def _topic(rest: str) -> tuple[str, str]:
     area = _AREA.match(rest)
     if area:
         rest = rest[area.end() :]
-    return _TOPIC_LEAD.sub("", rest).strip(" ?.!,;:"), area.group("area").strip() if area else ""
+    topic = _TOPIC_LEAD.sub("", rest).strip(" ?.!,;:")
+    # "how pretraining data is selected" describes what papers do; it names no topic to list.
+    if re.match(r"(?:how|what|why|whether|which|when|where|who)\b", topic, re.I):
+        topic = ""
+    return topic, area.group("area").strip() if area else ""
 
 
 _YES_NO = re.compile(r"^\W*(does|do|did|is|are|was|were|can|could|has|have|will|would|should)\b", re.I)

@@ -115,3 +115,27 @@ def test_reading_any_text_never_crashes(tmp_path_factory, text):
 @given(st.text(max_size=200))
 def test_normalize_is_idempotent(text):
     assert normalize_text(normalize_text(text)) == normalize_text(text)
+
+
+def test_gzipped_json_lines_are_read_as_they_are(tmp_path):
+    import gzip
+
+    rows = [
+        {"id": "a1", "title": "T", "abstract": "Some abstract text.", "status": "ICLR 2025 Oral",
+         "primary_area": "optimization"},
+        {"id": "a2", "title": "U", "abstract": "Another abstract.", "status": "Submitted to ICLR 2025"},
+    ]  # fmt: skip
+    path = tmp_path / "conference.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in rows))
+    report = read_paths([path])
+    assert [p.id for p in report.papers] == ["a1", "a2"] and not report.errors
+    first, second = report.papers
+    assert (first.status, first.venue, first.extra["primary_area"]) == ("oral", "ICLR 2025", "optimization")
+    assert (second.status, second.venue) == ("submitted", "ICLR 2025")
+    # Cut short: the lines before the cut are read, the file is named in an error.
+    data = path.read_bytes()
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(data[: len(data) - 12])
+    report = read_paths([cut])
+    assert report.errors and "truncated" in report.errors[0].message

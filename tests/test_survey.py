@@ -123,3 +123,20 @@ def test_the_list_is_an_event_before_the_draft_and_part_of_the_answer(conference
 def test_the_listing_sentence_says_the_count_and_the_filters():
     intent = parse("Which spotlight papers use flow matching?")
     assert listing_sentence(intent, []) == "No indexed paper (status: spotlight) is about “flow matching”."
+
+
+def test_a_question_describing_what_papers_do_is_no_survey():
+    intent = parse("Which papers study how pretraining data is selected or how knowledge is acquired?")
+    assert intent.kind is Kind.SEVERAL_PAPERS and intent.topic == ""
+
+
+def test_a_list_without_a_backed_summary_is_still_shown_with_the_closest_papers(conference, embedder):
+    from ui.render import render_answer
+
+    pipeline, _ = make_pipeline(conference, embedder, ["The moon is made of cheese [1]."])
+    answer = pipeline.ask("Which papers use Kolmogorov-Arnold networks?")
+    assert not answer.abstained and not answer.sentences and len(answer.papers) == 3
+    html = render_answer(answer, "m1")
+    assert (
+        "3 indexed papers are about" in html and "No summary of the list" in html and "Closest papers" in html
+    )

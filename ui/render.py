@@ -194,6 +194,15 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         mark=lambda n: f'<a href="#{_anchor(msg_id, n)}" class="cw-cite">[{n}]</a>',
         escape=esc,
     )
+    if answer.papers and not answer.sentences:  # the list is the answer; no summary was backed
+        reason = f": {esc(answer.abstain_reason)}" if answer.abstain_reason else ""
+        return (
+            body
+            + f"<sub>No summary of the list{reason}</sub>\n\n"
+            + render_trace(answer)
+            + "\n---\n"
+            + render_closest(answer.retrieved)
+        )
     lines = [body, "", render_not_found(answer), render_trace(answer), "---", "**Sources**", ""]
     for c in answer.citations:
         origin = ", ".join(c.sources)

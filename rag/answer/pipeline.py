@@ -246,7 +246,7 @@ class Pipeline:
     ) -> tuple[list[float], list[SearchResult]]:
         """The papers an answer reads: the query's vector and the search results, narrowed to the
         question's named subject and, for a follow-up, to the paper it is about; asked for every
-        paper on something, to the papers of the survey list (`listed`) when any is found."""
+        paper on something, the papers of the survey list (`listed`) first."""
         s = self.settings
         qvec = self.embedder.embed(intent.query)
         stored, on_record = split(combine(filters, intent.filters))
@@ -258,12 +258,11 @@ class Pipeline:
             intent.query, depth, query_vector=qvec, filters=stored, alternatives=intent.alternatives
         )
         if on_record or listed:
-            kept = [
-                r
-                for r in results
-                if paper_matches(r.paper, on_record) and (not listed or r.paper.id in listed)
-            ]
-            results = [replace(r, rank=i) for i, r in enumerate(kept or results, 1)][:wanted]
+            # The list's papers first: its phrases miss what a paper says in other words, so the
+            # others stay behind them.
+            kept = [r for r in results if paper_matches(r.paper, on_record)]
+            kept.sort(key=lambda r: r.paper.id not in listed)
+            results = [replace(r, rank=i) for i, r in enumerate(kept, 1)][:wanted]
         if s.on_subject:
             results = on_subject(intent, results, self.store)
         if s.pin_follow_ups and intent.about:

@@ -9,6 +9,7 @@ abstracts of that folder (title, id, URL, ...) by `file#index` or by normalized 
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
@@ -26,6 +27,9 @@ from rag.types import Paper
 
 SIDECAR_NAME = "papers.jsonl"
 SUPPORTED = {".txt", ".md", ".jsonl", ".json", ".bib", ".csv"}
+# Compressed JSON Lines (the way a conference dump ships: iclr2025_abstracts.jsonl.gz) are read as
+# they are, streamed.
+GZIP = ".jsonl.gz"
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MAX_ABSTRACT_CHARS = 100_000
 
@@ -132,6 +136,14 @@ def _status(value: Any) -> str:
     return status or clean_text(str(value)).lower()
 
 
+def _venue_of_status(value: Any) -> str:
+    """ "ICLR 2025" from an OpenReview status such as "ICLR 2025 Poster" or "Submitted to ICLR
+    2025", when the record has no venue of its own."""
+    if not value or not re.search(r"\b(19|20)\d{2}\b", str(value)):
+        return ""
+    return formats.venue_status(str(value))[0]
+
+
 def paper_from_record(row: dict[str, Any], source: str) -> Paper:
     """Map a JSON/CSV record onto a Paper; unknown fields are kept in `extra`."""
     abstract = _pick(row, "abstract")
@@ -148,7 +160,7 @@ def paper_from_record(row: dict[str, Any], source: str) -> Paper:
         url=clean_text(str(_pick(row, "url") or "")),
         authors=_authors(_pick(row, "authors")),
         year=_year(_pick(row, "year")),
-        venue=clean_text(str(_pick(row, "venue") or "")),
+        venue=clean_text(str(_pick(row, "venue") or "")) or _venue_of_status(_pick(row, "status")),
         status=_status(_pick(row, "status")),
         sources=[source],
         extra={k: v for k, v in row.items() if k not in _KNOWN and v not in (None, "")},
@@ -181,11 +193,24 @@ def json_objects(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
     not a JSON object. Streams, so a large file is never held in memory."""
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ValueError(f"file is over the {MAX_FILE_BYTES // 2**20} MB limit")
-    with path.open("rb") as fh:
-        if b"\x00" in fh.read(8192):
-            raise ValueError("binary file (not text), skipped")
-        fh.seek(0)
-        for lineno, raw in enumerate(fh, 1):
+    with _open(path) as fh:
+        lineno = 0
+        try:
+            if b"\x00" in fh.read(8192):
+                raise ValueError("binary file (not text), skipped")
+            fh.seek(0)
+        except EOFError:  # a gzip file cut short within its first block
+            yield 1, "the compressed file ends early (truncated)"
+            return
+        lines = enumerate(fh, 1)
+        while True:
+            try:
+                lineno, raw = next(lines)
+            except StopIteration:
+                return
+            except EOFError:  # a gzip file cut short: what was read stays read
+                yield lineno + 1, "the compressed file ends early (truncated)"
+                return
             line = _decode(raw)
             if not line.strip():
                 continue
@@ -258,12 +283,23 @@ _READERS = {".txt": read_plain, ".md": read_plain, ".jsonl": read_jsonl, ".json"
             ".bib": read_bibtex, ".csv": read_csv}  # fmt: skip
 
 
+def _open(path: Path):
+    """The file's bytes, decompressed when it is gzipped JSON Lines."""
+    return gzip.open(path, "rb") if path.name.lower().endswith(GZIP) else path.open("rb")
+
+
+def _suffix(path: Path) -> str:
+    return ".jsonl" if path.name.lower().endswith(GZIP) else path.suffix.lower()
+
+
 def _reader(path: Path):
     """The reader for a file's content: an exported `.txt` or `.json` that holds BibTeX, or a
     `.jsonl` that holds one JSON document, is read for what it is."""
-    suffix = path.suffix.lower()
+    suffix = _suffix(path)
     if suffix in (".csv", ".md"):
         return _READERS[suffix]
+    if path.name.lower().endswith(GZIP):
+        return _READERS[".jsonl"]
     with path.open("rb") as fh:
         head = _decode(fh.read(65536)).lstrip()
     if head.startswith("["):
@@ -316,7 +352,7 @@ def read_paths(paths: list[Path]) -> ReadReport:
         sidecars: dict[Path, list[dict[str, Any]]] = {}
         folders: list[tuple[int, int, Path]] = []  # papers[start:end] came from this folder
         for path, label in _walk(root, report):
-            suffix = path.suffix.lower()
+            suffix = _suffix(path)
             if suffix not in SUPPORTED:
                 continue
             if path.name == SIDECAR_NAME and root.is_dir():
