@@ -2,7 +2,7 @@ import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from rag.questions import parse
-from rag.search.retrieve import rrf, search
+from rag.search.retrieve import HybridRetriever, rrf, search
 
 
 def _hits(ids):
@@ -107,7 +107,8 @@ def test_a_rare_name_pulls_the_paper_that_contains_it(named, embedder):
 def test_sources_narrow_to_the_papers_that_name_the_subject(named, embedder):
     from rag.search.retrieve import on_subject
 
-    results = search("Which optimizer cuts memory for Time-MoE?", named, embedder, k=4, name_weight=0)
+    no_names = HybridRetriever(named, embedder, name_weight=0)
+    results = search("Which optimizer cuts memory for Time-MoE?", named, embedder, k=4, retriever=no_names)
     assert "p-named" in [r.paper.id for r in results] and len(results) > 1
     kept = on_subject(parse("Which optimizer cuts memory for Time-MoE?"), results, named)
     assert [r.paper.id for r in kept] == ["p-named"]

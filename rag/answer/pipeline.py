@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
 
@@ -242,7 +242,7 @@ class Pipeline:
         *,
         k: int | None = None,
         filters: Filters | None = None,
-        listed: set[str] = frozenset(),  # type: ignore[assignment]
+        listed: Collection[str] = (),
     ) -> tuple[list[float], list[SearchResult]]:
         """The papers an answer reads: the query's vector and the search results, narrowed to the
         question's named subject and, for a follow-up, to the paper it is about; asked for every

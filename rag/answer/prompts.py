@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 # What the user reads when no answer is shown. Asking the default model to write exactly this
 # sentence when the sources do not answer made it decline answerable questions (the seed
 # questions of tests/integration/test_default_model.py): it is asked in its own words, and its
-# declines are recognized by phrase (`trust.rules.decline_kind`).
+# declines are recognized by phrase (`trust.rules.is_refusal`).
 REFUSAL = "The indexed papers do not answer this."
 
 SYSTEM_PROMPT = """You are a research assistant. You answer questions using the numbered paper abstracts the user gives you.

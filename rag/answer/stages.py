@@ -25,7 +25,8 @@ from rag import text as tx
 from rag.answer.citations import render_text, strip_markers
 from rag.answer.clean import clean_draft
 from rag.answer.complete import complete
-from rag.answer.trust import REFUSAL, Checked, Confirm, Refusal, Trust, check_answer
+from rag.answer.prompts import REFUSAL
+from rag.answer.trust import Checked, Confirm, Refusal, Trust, check_answer
 from rag.index.embedding import Embedder
 from rag.questions import Intent
 from rag.search.evidence import Evidence

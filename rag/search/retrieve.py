@@ -251,8 +251,6 @@ def search(
     *,
     k: int = 5,
     mode: str = "rrf",
-    rrf_k: int = 60,
-    name_weight: float = 1.0,
     candidate_multiplier: int = 4,
     retriever: HybridRetriever | None = None,
     query_vector: list[float] | None = None,
@@ -269,7 +267,7 @@ def search(
     if not query.strip():
         raise ValueError("The query is empty.")
     store.require_filters(filters)
-    retriever = retriever or HybridRetriever(store, embedder, mode=mode, rrf_k=rrf_k, name_weight=name_weight)
+    retriever = retriever or HybridRetriever(store, embedder, mode=mode)
     reranked = sentences_of is not None and rerank_papers > 0
     papers = max(k, rerank_papers) if reranked else k
     depth = max(papers * candidate_multiplier, 10)

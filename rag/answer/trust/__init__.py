@@ -33,6 +33,7 @@ checks.py holds the claim checks, rules.py the thresholds and abstention rules (
 answers.py the checking of a whole draft (`check_answer`).
 """
 
+from rag.answer.prompts import REFUSAL  # the sentence a refusal shows
 from rag.answer.trust.answers import Confirm, check_answer
 from rag.answer.trust.checks import (
     DOWN,
@@ -53,7 +54,6 @@ from rag.answer.trust.rules import (
     CLAIM_CHECKS,
     PRE_GENERATION_RULES,
     REASONS,
-    REFUSAL,
     RULES,
     Refusal,
     Trust,

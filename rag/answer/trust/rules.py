@@ -11,7 +11,6 @@ import numpy as np
 
 from rag import text as tx
 from rag.answer.citations import strip_markers
-from rag.answer.prompts import REFUSAL
 from rag.answer.trust import checks as ck
 from rag.answer.trust.checks import Checked
 from rag.questions import Intent
@@ -60,22 +59,12 @@ _DECLINE = re.compile(
 
 
 def is_refusal(text: str) -> bool:
-    """The model declined: the sentinel the prompt asks for, or a decline phrase."""
-    return decline_kind(text) is not None
-
-
-def decline_kind(text: str) -> str | None:
-    """How the model declined: "sentinel" (the sentence the prompt asks for, in its first
-    sentence), "phrase" (a refusal opening, or a "not stated" phrase in its first sentence), or
-    None. Kept apart so the evaluation counts what the phrase lists still catch."""
+    """The model declined: a refusal opening, or a "not stated" phrase in its first sentence."""
     text = text.strip()
+    if _REFUSAL_START.search(text):
+        return True
     first = tx.sentences(text)[:1]
-    head = first[0] if first else text
-    if tx.normalize(REFUSAL).rstrip(".") in tx.normalize(head):
-        return "sentinel"
-    if _REFUSAL_START.search(text) or _DECLINE.search(head):
-        return "phrase"
-    return None
+    return bool(_DECLINE.search(first[0] if first else text))
 
 
 @dataclass
@@ -171,9 +160,8 @@ class Trust:
     ) -> Refusal | None:
         """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
         checked answer gives what the question asks for (None: it could not tell)."""
-        declined = "empty draft" if not draft.strip() else decline_kind(draft)
-        if self.on("model_declined") and declined:
-            return Refusal("model_declined", f"({declined})")
+        if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
+            return Refusal("model_declined")
         if self.on("no_supported_sentence") and not checked.supported:
             return Refusal("no_supported_sentence")
         if self.on("restates_question") and restates_question(intent, checked):
