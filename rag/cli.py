@@ -12,6 +12,7 @@ import typer
 from rag.clikit import fail as _fail
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
+from rag.text import plain
 
 FILTER_OPTION = typer.Option(
     None,
@@ -204,7 +205,7 @@ def ask(
         typer.secho("Sources:", bold=True)
         for c in answer.citations:
             typer.echo(f"[{c.number}] {c.title} {c.url}".rstrip())
-            typer.echo(f'    "{c.passage}"  ({", ".join(c.sources)})')
+            typer.echo(f'    "{plain(c.passage)}"  ({", ".join(c.sources)})')
     elif answer.retrieved:
         typer.secho("Closest papers:", bold=True)
         for r in answer.retrieved:
@@ -288,7 +289,7 @@ def _print_claim(result) -> None:
     typer.secho(f"{result.id}: {mark}", fg=color, bold=True, nl=False)
     typer.echo(f" — {result.reason}  [{result.paper_id}]")
     if result.passage:
-        typer.echo(f'    closest sentence: "{result.passage}"')
+        typer.echo(f'    closest sentence: "{plain(result.passage)}"')
 
 
 @app.command()

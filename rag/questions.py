@@ -48,6 +48,7 @@ class Intent:
     yes_no: bool  # "Does ...?", "Is ...?"
     refers_back: bool  # "they", "it", "the paper": points at something said before
     points_at_paper: bool  # about the paper just discussed, not a new search for papers
+    subjects: tuple[str, ...] = ()  # "How do A and B each ...?": the named things, one part each
     about: Paper | None = None  # the one paper the last answer cited, when the question points at it
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
@@ -75,6 +76,7 @@ class Intent:
             "names": sorted(self.names),
             "alternatives": list(self.alternatives),
             "counts": list(self.counts),
+            "subjects": list(self.subjects),
             "about": self.about.id if self.about else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
         }
@@ -91,11 +93,12 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     asks = asks or survey
     points = _points_at_paper(text, bool(asks))
     refers = bool(_REFERS_BACK.search(text))
+    subjects, asked_each = ((), ()) if asks else _subjects(text)
     if several:
         kind = Kind.SEVERAL_PAPERS
     elif asks:
         kind = Kind.WHICH_PAPER
-    elif _VERSUS.search(text):
+    elif subjects or _VERSUS.search(text):
         kind = Kind.COMPARISON
     elif history and refers:
         kind = Kind.FOLLOW_UP
@@ -110,7 +113,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         question=question,
         query=query,
         kind=kind,
-        parts=tuple(_parts(text)),
+        parts=asked_each or tuple(_parts(text)),
         names=frozenset(tx.names(query)),
         words=frozenset(content_words(text)),
         alternatives=alternatives,
@@ -121,6 +124,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         points_at_paper=points,
         about=_referent(history) if history and points else None,
         filters=filters,
+        subjects=subjects,
         topic=topic,
         counting=bool(_COUNTING.search(text)),
     )
@@ -263,6 +267,38 @@ def _parts(question: str) -> list[str]:
             continue
         out.append(part)
     return [p for p in out if content_words(p)] or [question]
+
+
+# "How do CViT and PIG each ...?", "SPPO and the ORPO paper both avoid X. What does each rely on?":
+# two named things, each asked the same. The first starts after the last verb or wh-word before
+# "and" ("Which models are Addax and OwLore each evaluated on?" -> "Addax").
+_EACH = re.compile(r"\s+(?:each|both)\b", re.I)
+_SUBJECT_LEAD = re.compile(
+    r"^.*(?:[,.;:?]\s+|\b(?:do|does|did|are|is|were|was|have|has|how|what|which)\s+)", re.I | re.S
+)
+MAX_SUBJECT_WORDS = 12
+
+
+def _subjects(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The two things a question asks the same of ("How do A and B each ...?"), and the question
+    asked of each alone ("How do A ...?", "How do B ...?"); nothing for any other question."""
+    for joint in re.finditer(r"\s+and\s+", question):
+        each = _EACH.search(question, joint.end())
+        if not each:
+            continue
+        second = question[joint.end() : each.start()].strip()
+        lead = _SUBJECT_LEAD.match(question[: joint.start()])
+        start = lead.end() if lead else 0
+        first = question[start : joint.start()].strip()
+        if not all(0 < len(s.split()) <= MAX_SUBJECT_WORDS and content_words(s) for s in (first, second)):
+            continue
+        rest = question[each.end() :]
+        asked = tuple(
+            question[:start] + s + re.sub(r"\beach\b", lambda _, s=s: s, rest, flags=re.I)
+            for s in (first, second)
+        )
+        return (first, second), asked
+    return (), ()
 
 
 def noun(phrase: str) -> str:

@@ -134,6 +134,30 @@ def gives_title(query_words: set[str], title: str) -> bool:
     return len(title_words) >= 2 and title_words <= query_words
 
 
+# ---- LaTeX and markdown of abstracts, as plain text
+
+_SYMBOLS = {
+    "%": "%", "times": "×", "approx": "≈", "sim": "~", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥",
+    "pm": "±", "cdot": "·", "infty": "∞", "rightarrow": "→", "to": "→", "uparrow": "↑",
+    "downarrow": "↓", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
+    "lambda": "λ", "mu": "μ", "sigma": "σ", "theta": "θ", "Omega": "Ω", "ell": "ℓ",
+}  # fmt: skip
+_COMMAND = re.compile(r"\\([A-Za-z]+|%)(?:\s*\{([^{}]*)\})?")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def plain(text: str) -> str:
+    """Text as a reader should see it: LaTeX and markdown of an abstract or a draft rendered as
+    plain characters ("**70.84\\%**" -> "70.84%", "$\\textbf{GameOpt}$" -> "GameOpt",
+    "$\\approx 0.63n$" -> "≈ 0.63n")."""
+    text = _COMMAND.sub(
+        lambda m: _SYMBOLS.get(m.group(1), m.group(1)) if m.group(2) is None else m.group(2), text
+    )
+    text = _EMPHASIS.sub(r"\2", text)
+    text = re.sub(r"\$(?=\S)([^$]{1,80}?)(?<=\S)\$(?!\d)", r"\1", text)
+    return re.sub(r"(?<=\w)\{([^{}]*)\}", r"\1", text)
+
+
 # ---- normalization, numbers and names
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -145,11 +169,10 @@ def strip_control(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """NFKC, lower case, unified dashes, `×` -> `x`, LaTeX `\\%`/`\\times` and thousands separators
-    removed: "6,800" == "6800", "1.53×" == "1.53x", "84.15\\%" == "84.15%"."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = text.replace("\\%", "%").replace("\\times", "x").replace("×", "x").replace("$", "")
-    text = re.sub(r"\\[a-z]+", " ", text)  # other LaTeX commands (\uparrow, \textit)
+    """`plain`, NFKC, lower case, unified dashes, `×` -> `x`, thousands separators removed:
+    "6,800" == "6800", "1.53×" == "1.53x", "84.15\\%" == "84.15%"."""
+    text = unicodedata.normalize("NFKC", plain(text)).lower()
+    text = text.replace("×", "x").replace("$", "")
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     return re.sub(r"[‐‑‒–—]", "-", text)
 
@@ -304,6 +327,44 @@ _CONTRIBUTION = re.compile(
 def states_contribution(sentence: str) -> bool:
     """The sentence says what the paper itself contributes ("We present TEAL, ...")."""
     return bool(_CONTRIBUTION.search(sentence))
+
+
+# A paper's own name for what it contributes: "We propose GameOpt, ...", "we propose a novel
+# framework, Spotscape, ...", "... termed PromptTrack", "... Offline RL (ReDOR)", or the head of a
+# title ("KV-Dict: ..."). Capital-only acronyms (CBO, GP, TD) are as often the field's terms.
+_COINS = re.compile(r"\b(?:propose|present|introduce|develop|design)s?\b", re.I)
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+(\S+)")
+_MIXED_ACRONYM = re.compile(r"\(([A-Za-z][\w-]*[a-z][\w-]*)\)")
+COINED_WITHIN = 12  # words after the verb: a name further on is not what it introduces
+
+
+def _coined(token: str) -> bool:
+    token = token.strip(",.;:()")
+    if re.fullmatch(r"[A-Z]{1,4}s?", token):
+        return False
+    return is_name(token) or bool(re.fullmatch(r"[A-Z][a-z]{3,}", token))
+
+
+def coined_name(title: str, abstract: str) -> str:
+    """What the paper calls its method, model or dataset ("GameOpt"); "" when it names none."""
+    head = re.match(r"\s*([^:]{2,40}):", title)
+    if head and len(head.group(1).split()) <= 3 and any(map(is_name, head.group(1).split())):
+        return head.group(1).strip()
+    for sentence in sentences(plain(abstract)):
+        verb = _COINS.search(sentence)
+        if not verb or not states_contribution(sentence):
+            continue
+        rest = " ".join(sentence[verb.end() :].split()[:COINED_WITHIN])
+        called, acronym = _CALLED.search(rest), _MIXED_ACRONYM.search(rest)
+        candidates = [called.group(1) if called else "", acronym.group(0) if acronym else ""]
+        candidates += [
+            rest.split()[0] if rest else "",
+            rest.split(",", 1)[1].split()[0] if "," in rest[:-1] else "",
+        ]
+        for token in candidates:
+            if token and _coined(token) and (token is not candidates[1] or is_name(token.strip("()"))):
+                return token.strip(",.;:()")
+    return ""
 
 
 # ---- blanks

@@ -3,7 +3,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag.answer.citations import attach_trailing_markers, parse_markers, strip_markers
+from rag.answer.citations import attach_trailing_markers, name_noun_markers, parse_markers, strip_markers
 from rag.answer.trust import Trust
 from rag.answer.trust import check_answer as _check_answer
 from rag.questions import parse
@@ -292,3 +292,10 @@ def test_a_paper_the_question_names_stays_a_source_under_the_one_paper_rules():
     assert ids(named=["FlashMem", "BirdNet"]) == ["p-a", "p-b"]
     # A name the first paper holds keeps no other paper.
     assert ids(named=["FlashMem"]) == ["p-a"]
+
+
+def test_a_marker_after_a_title_already_written_is_not_named_twice():
+    title = "Global Context for Spatial Transcriptomics"
+    text = name_noun_markers(f'The paper "{title}" by [1] introduces a module.', {1: title})
+    assert text.count(title) == 1
+    assert text == f'The paper "{title}" [1] introduces a module.'

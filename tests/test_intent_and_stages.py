@@ -114,3 +114,44 @@ def test_optional_stages_switch_off_by_name_and_the_rest_always_run(indexed, emb
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
     assert "refuse" not in {t.stage for t in answer.trace} and not answer.abstained
     assert set(OPTIONAL) < set(STAGES)
+
+
+@pytest.mark.parametrize(
+    "question,subjects",
+    [
+        (
+            "How do the router and the sparse encoder each scale attention?",
+            ("the router", "the sparse encoder"),
+        ),
+        ("Which benchmarks are EntroKit and MoERoute each evaluated on?", ("EntroKit", "MoERoute")),
+        ("EntroKit and MoERoute both avoid labels. What does each rely on?", ("EntroKit", "MoERoute")),
+        ("Is there a paper that picks how many dimensions each layer gets?", ()),
+        ("What does the router learn and how does each expert specialize?", ()),
+    ],
+)
+def test_two_named_things_asked_the_same_are_the_subjects(question, subjects):
+    intent = parse(question)
+    assert intent.subjects == subjects
+    if subjects:
+        assert intent.kind is Kind.COMPARISON
+        # Each part asks the question of one subject alone, and of no other.
+        for part, subject, other in zip(intent.parts, subjects, reversed(subjects)):
+            assert subject in part and other not in part and " each " not in part
+
+
+def test_a_comparison_of_two_papers_reads_and_cites_each_paper(indexed, embedder):
+    pipeline, llm = make_pipeline(
+        indexed,
+        embedder,
+        [
+            "Routing weights serve as embeddings [1].",
+            "Knowledge entropy declines as pretraining advances [1].",
+        ],
+    )
+    answer = pipeline.ask("How do the mixture-of-experts routers and knowledge entropy each behave?")
+    # One prompt per subject, each with its own paper as source [1].
+    assert len(llm.prompts) == 2
+    assert "MoE Routers" in llm.prompts[0][1]["content"] and "Entropy" not in llm.prompts[0][1]["content"]
+    assert "Knowledge Entropy" in llm.prompts[1][1]["content"]
+    assert {c.paper_id for c in answer.citations} == {"p-moe", "p-entropy"}
+    assert "[1]" in answer.text and "[2]" in answer.text

@@ -2,8 +2,11 @@
 
 import json
 
+import pytest
+
 from rag import questions as qs
 from rag import text as tx
+from rag.text import coined_name, numbers, plain
 from tests.conftest import SEEDS
 
 ABSTRACTS = [json.loads(line)["abstract"] for line in (SEEDS / "papers.jsonl").read_text().splitlines()]
@@ -109,3 +112,42 @@ def test_clauses_split_two_statements_and_leave_lists_whole():
     ]
     assert tx.clauses("It uses LoRA, DoRA, and VeRA.") == ["It uses LoRA, DoRA, and VeRA."]  # a list
     assert tx.clauses("It is fast and it is small.") == ["It is fast and it is small."]  # no comma: one claim
+
+
+@pytest.mark.parametrize(
+    "raw,shown",
+    [
+        ("improves by **70.84\\%** over", "improves by 70.84% over"),
+        ("we propose $\\textbf{GameOpt}$, a method", "we propose GameOpt, a method"),
+        ("a bound ($\\approx 0.63n$)", "a bound (≈ 0.63n)"),
+        ("costs $5 and $6 more", "costs $5 and $6 more"),
+        ("5 * 3 * 2 cells", "5 * 3 * 2 cells"),
+    ],
+)
+def test_plain_renders_latex_and_markdown_as_a_reader_reads_them(raw, shown):
+    assert plain(raw) == shown
+    assert numbers(raw) == numbers(shown)  # the checks read both the same
+
+
+@pytest.mark.parametrize(
+    "title,abstract,name",
+    [
+        ("KV-Dict: Sparse caches", "We study caches.", "KV-Dict"),
+        (
+            "Games for design",
+            "Old methods fail. To fix this, we propose $\\textbf{GameOpt}$, a game.",
+            "GameOpt",
+        ),
+        ("Spot learning", "We propose a novel framework, Spotscape, which learns spots.", "Spotscape"),
+        ("Tracking", "We propose a tracking paradigm via prompts, termed PromptTrack.", "PromptTrack"),
+        (
+            "Reduced data",
+            "We propose identifying Reduced Datasets for Offline RL (ReDOR) by a search.",
+            "ReDOR",
+        ),
+        ("Causal search", "We propose a new method for the CBO framework without a graph.", ""),
+        ("A study", "We present a Gaussian Process (GP) approximation.", ""),
+    ],
+)
+def test_coined_name_is_what_the_paper_calls_its_contribution(title, abstract, name):
+    assert coined_name(title, abstract) == name

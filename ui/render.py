@@ -10,6 +10,7 @@ import re
 
 from rag.answer.citations import draft_preview, render_text
 from rag.export import bibtex, cited_papers, markdown
+from rag.text import plain
 from rag.types import Answer, Citation, SearchResult
 
 _CONTEXT = 160
@@ -80,9 +81,12 @@ def _passage_html(c: Citation, abstract: str) -> str:
         after = abstract[c.end : c.end + _CONTEXT]
         lead = "…" if c.start > _CONTEXT else ""
         tail = "…" if c.end + _CONTEXT < len(abstract) else ""
-        h = html.escape
+
+        def h(text: str) -> str:
+            return html.escape(plain(text))
+
         return f"{lead}{h(before)}<mark>{h(abstract[c.start : c.end])}</mark>{h(after)}{tail}"
-    return f"<mark>{html.escape(c.passage)}</mark>"
+    return f"<mark>{html.escape(plain(c.passage))}</mark>"
 
 
 def _one_line(text: str) -> str:

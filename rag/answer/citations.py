@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.search.evidence import Evidence, Sentence
+from rag.text import plain
 from rag.types import AnswerSentence, Citation
 
 MARKER = re.compile(r"\[\s*(?:(?:sources?|ref)\s*)?(\d+(?:\s*[,;]\s*(?:(?:sources?)\s*)?\d+)*)\s*\]", re.I)
@@ -50,6 +51,9 @@ _NOUN_BEFORE = re.compile(
 )
 
 
+_GAP = re.compile(r"([\"'”’]?)\s*(?:by|in|from|see)?\s*", re.I)
+
+
 def name_noun_markers(text: str, titles: dict[int, str]) -> str:
     """Write the paper's title before a marker used as a noun, so the sentence names the paper:
     "The work by [1] shows X" -> "The work by “Title” [1] shows X". Never leaves a blank."""
@@ -58,10 +62,16 @@ def name_noun_markers(text: str, titles: dict[int, str]) -> str:
         numbers = [int(n) for n in re.findall(r"\d+", m.group(1))]
         if len(numbers) != 1 or numbers[0] not in titles or not _NOUN_BEFORE.search(text[last : m.start()]):
             continue
-        title = titles[numbers[0]]
-        if title.lower() in text[max(0, m.start() - len(title) - 4) : m.start()].lower():
-            continue  # already named
-        out.append(text[last : m.start()] + f"“{title}” ")
+        title, before = titles[numbers[0]], text[last : m.start()]
+        at = before.lower().rfind(title.lower())
+        if at >= 0:
+            # Already named: 'The paper "Title" by [1] shows' -> 'The paper "Title" [1] shows'.
+            gap = _GAP.fullmatch(before, at + len(title))
+            if gap:
+                out.append(before[: gap.start()] + gap.group(1) + " ")
+                last = m.start()
+            continue
+        out.append(before + f"“{title}” ")
         last = m.start()
     return "".join(out) + text[last:]
 
@@ -112,7 +122,7 @@ def render_text(
     titles = {c.number: c.title for c in citations}
     out = []
     for s in sentences:
-        text = escape(re.sub(r"\s{2,}", " ", s.text))
+        text = escape(re.sub(r"\s{2,}", " ", plain(s.text)))
         rest = []
         for n in s.citations:
             quoted = escape(f"“{titles.get(n, '')}”")

@@ -42,7 +42,9 @@ def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
     if len(parts) < 2:
         return []
     said = tx.content_words(answer)
-    comparison = intent.kind is Kind.COMPARISON
+    # One thing against another wants both numbers; two named things asked the same (`subjects`)
+    # want each part's answer.
+    comparison = intent.kind is Kind.COMPARISON and not intent.subjects
     out = []
     for part in parts:
         focus = _focus(part, parts)
@@ -97,7 +99,21 @@ def complete(
         first = citations[0]
         sentences.insert(0, AnswerSentence(f"The paper is “{first.title}”.", [first.number], True, 1.0,
                                            False, [Check("names", True)]))  # fmt: skip
+    if intent.kind is Kind.WHICH_PAPER and citations:
+        sentences += _coined_sentence(citations[0], evidence, " ".join(s.text for s in sentences))
     return sentences, citations
+
+
+def _coined_sentence(cited: Citation, evidence: Sequence[Evidence], answer: str) -> list[AnswerSentence]:
+    """Asked which paper, the name the paper gives what it introduces, when the answer leaves it
+    out: a reader asking "Which paper introduces a Similarity Telescope?" wants "Spotscape" too."""
+    paper = next((ev.paper for ev in evidence if ev.paper.id == cited.paper_id), None)
+    name = tx.coined_name(paper.title, paper.abstract) if paper else ""
+    if not name or tx.name_in(name, answer) or name.lower() in answer.lower():
+        return []
+    return [
+        AnswerSentence(f"It introduces {name}.", [cited.number], True, 1.0, False, [Check("names", True)])
+    ]
 
 
 MAX_DESCRIBED = 3

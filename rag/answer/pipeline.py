@@ -15,7 +15,7 @@ from functools import cached_property
 from rag import questions as qs
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
 from rag.answer.listing import listing_sentence
-from rag.answer.prompts import build_messages, count_prompt_tokens
+from rag.answer.prompts import count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, grade
@@ -29,7 +29,7 @@ from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_e
 from rag.search.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
 from rag.search.survey import Survey
 from rag.settings import Settings
-from rag.text import strip_control
+from rag.text import content_words, strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 
 log = logging.getLogger(__name__)
@@ -186,28 +186,35 @@ class Pipeline:
             return
         evidence = self.sources(intent, qvec, results)
         yield PreviewEvent(evidence)
-        messages = build_messages(query, evidence)
-        pieces: list[str] = []
+        prompts = prompts_for(intent, evidence)
+        drafts: list[str] = []
         try:
             llm = self.llm(backend, model)
-            for piece in llm.stream(
-                messages,
-                max_tokens=s.max_answer_tokens,
-                temperature=s.temperature if temperature is None else temperature,
-            ):
-                if timings.first_token is None:
-                    timings.first_token = time.perf_counter() - started
-                pieces.append(piece)
-                yield TokenEvent(piece)
+            for messages, renumber in prompts:
+                pieces: list[str] = []
+                drafts.append("")
+                for piece in llm.stream(
+                    messages,
+                    max_tokens=s.max_answer_tokens,
+                    temperature=s.temperature if temperature is None else temperature,
+                ):
+                    if timings.first_token is None:
+                        timings.first_token = time.perf_counter() - started
+                    pieces.append(piece)
+                    yield TokenEvent(piece)
+                drafts[-1] = renumber("".join(pieces))
+                if len(prompts) > 1:
+                    yield TokenEvent(" ")
         except LLMError as exc:
             log.warning("LLM failed: %s", exc)
-            yield finish(text="".join(pieces), error=str(exc))
+            yield finish(text=" ".join(drafts), error=str(exc))
             return
-        draft = "".join(pieces)
+        draft = " ".join(d.strip() for d in drafts)
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         fields = self._judge(intent, draft, evidence, llm, trust, gate)
+        tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
-                     prompt_tokens=count_prompt_tokens(llm, messages), cached_tokens=cached)  # fmt: skip
+                     prompt_tokens=None if None in tokens else sum(tokens), cached_tokens=cached)  # fmt: skip
 
     def _judge(
         self, intent: Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust, gate
@@ -251,6 +258,8 @@ class Pipeline:
         qvec = self.embedder.embed(intent.query)
         stored, on_record = split(combine(filters, intent.filters))
         wanted = k or s.answer_k
+        if intent.subjects:
+            return qvec, self._each_subject(intent, wanted, stored)
         # An area said in words is checked on the papers' records, and a survey's sources are papers
         # of its list: search deeper, keep those.
         depth = wanted * AREA_DEPTH if on_record or listed else wanted
@@ -269,12 +278,41 @@ class Pipeline:
             results = on_paper(intent, results, intent.about, self.store)
         return qvec, results
 
+    def _each_subject(self, intent: Intent, wanted: int, filters: Filters | None) -> list[SearchResult]:
+        """For "How do A and B each ...?": the best paper for each part first, in the parts' order,
+        then the other results of each part in turn. One search for both finds the paper that
+        says more of the shared words, and the model then answers for that one only."""
+        found = [self.search(part, wanted, filters=filters) for part in intent.parts]
+        merged: list[SearchResult] = []
+        for rank in range(wanted):
+            for results in found:
+                fresh = [r for r in results[rank:] if r.paper.id not in {m.paper.id for m in merged}]
+                if fresh:
+                    merged.append(fresh[0])
+        return [replace(r, rank=i) for i, r in enumerate(merged[:wanted], 1)]
+
     def sources(self, intent: Intent, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the
         settings' token budget (`evidence.select_evidence`). A question about one paper gets the
         one-paper budget and, when set, only papers that score near the first one as a whole or
         that hold a rare name of the question the first one lacks."""
         s = self.settings
+        if intent.subjects and len(results) >= len(intent.parts):
+            # One source per part: each part's best paper, read for that part.
+            return [
+                replace(ev[0], number=n)
+                for n, (part, result) in enumerate(zip(intent.parts, results), 1)
+                if (
+                    ev := select_evidence(
+                        content_words(part),
+                        self.embedder.embed(part),
+                        [result],
+                        self.embedder,
+                        budget_tokens=s.context_tokens // len(intent.parts),
+                        vectors=self.sentence_vectors,
+                    )
+                )  # fmt: skip
+            ]
         within = 0.0 if intent.asks_for_papers else s.one_paper_within
         named = rare_names(intent.names, self.store) if within else []
         return select_evidence(intent.words, query_vector, results, self.embedder,

@@ -4,10 +4,14 @@ system prompt never changes between questions, so llama.cpp reuses its cached pr
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rag.llm import LLM
+    from rag.questions import Intent
     from rag.search.evidence import Evidence
 
 # What the user reads when no answer is shown. Asking the default model to write exactly this
@@ -64,6 +68,26 @@ def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, st
     )
     user = USER_TEMPLATE.format(sources=sources, question=question)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def prompts_for(
+    intent: Intent, evidence: list[Evidence]
+) -> list[tuple[list[dict[str, str]], Callable[[str], str]]]:
+    """The prompts an answer is written from, each with how its draft's citation numbers map to the
+    answer's. One prompt, unless the question asks the same of two named things ("How do A and B
+    each ...?") and each has its source: then one prompt per part, each with its own source as
+    [1], so a small model answers for both and not only for the one it reads first."""
+    if not intent.subjects or len(evidence) != len(intent.parts):
+        return [(build_messages(intent.query, evidence), lambda draft: draft)]
+    prompts = []
+    for part, ev in zip(intent.parts, evidence):
+        alone = replace(ev, number=1)
+        prompts.append((build_messages(part, [alone]), _renumber(ev.number)))
+    return prompts
+
+
+def _renumber(number: int) -> Callable[[str], str]:
+    return lambda draft: re.sub(r"\[1\]", f"[{number}]", draft)
 
 
 def count_prompt_tokens(llm: LLM, messages: list[dict[str, str]]) -> int | None:

@@ -139,4 +139,4 @@ def _showing(paper: Paper, stems: list[list[str]]) -> str:
     stems, the earliest of those."""
     wanted = {t for s in stems for t in s}
     sentences = tx.sentences(paper.abstract) or [paper.abstract]
-    return max(sentences, key=lambda s: len(wanted & set(tx.keyword_terms(s))))
+    return tx.plain(max(sentences, key=lambda s: len(wanted & set(tx.keyword_terms(s)))))
