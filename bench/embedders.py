@@ -21,9 +21,9 @@ def embedders(settings: Settings) -> dict[str, Embedder]:
     folder = onnx_dir(settings)
     export(folder)
     return {
-        "torch": SentenceTransformerEmbedder(threads=settings.torch_threads),
-        "onnx": OnnxEmbedder(folder, threads=settings.torch_threads),
-        "onnx-int8": OnnxEmbedder(folder, int8=True, threads=settings.torch_threads),
+        "torch": SentenceTransformerEmbedder(threads=settings.threads),
+        "onnx": OnnxEmbedder(folder, threads=settings.threads),
+        "onnx-int8": OnnxEmbedder(folder, int8=True, threads=settings.threads),
     }
 
 

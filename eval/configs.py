@@ -31,12 +31,14 @@ CONFIGS: dict[str, Config] = {
             {"claim_checks": [*CLAIM_CHECKS, "topic"]},
         ),
         Config(
-            "nosubject", "hybrid, sources not narrowed to the question's named subject", {"on_subject": False}
+            "nosubject",
+            "hybrid, sources not narrowed to the question's named subject",
+            {"source_rules": ["pin_follow_ups"]},
         ),
         Config(
             "nopin",
             "hybrid, a follow-up's sources not narrowed to the paper it points back to",
-            {"pin_follow_ups": False},
+            {"source_rules": ["on_subject"]},
         ),  # fmt: skip
         Config(
             "allpapers",

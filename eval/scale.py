@@ -82,7 +82,7 @@ def pipeline_with(
 
     def build(rebuild: bool):
         return ingest([SEEDS, path], store, base.embedder, chunk_tokens=settings.chunk_tokens,
-                      overlap_sentences=settings.chunk_overlap_sentences, rebuild=rebuild, progress=progress,
+                      rebuild=rebuild, progress=progress,
                       sentences=sentence_vectors_from_settings(settings, base.embedder))  # fmt: skip
 
     try:

@@ -64,7 +64,6 @@ def ingest(
                 store,
                 embedder,
                 chunk_tokens=settings.chunk_tokens,
-                overlap_sentences=settings.chunk_overlap_sentences,
                 rebuild=rebuild,
                 progress=progress,
                 sentences=sentence_vectors_from_settings(settings, embedder),

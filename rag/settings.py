@@ -32,7 +32,6 @@ class Settings(BaseSettings):
         description="URL of a Chroma server (`chroma run`), e.g. http://127.0.0.1:8000. "
         "When set, vectors live on the server instead of <data_dir>/chroma.",
     )
-    collection: str = Field("citewise", description="Chroma collection name (3-512 chars of [a-zA-Z0-9._-]).")
 
     # --- embedding and chunking ------------------------------------------------------------
     embed_model: str | None = Field(
@@ -47,16 +46,15 @@ class Settings(BaseSettings):
         "The ONNX files are built from the shipped weights by `citewise models embedder` (make install runs it).",
     )
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch.")
-    torch_threads: int = Field(
-        2, ge=1, description="torch threads for the embedder (the LLM shares the same cores)."
+    threads: int = Field(
+        2,
+        ge=1,
+        description="CPU threads of the embedder and of the embedded LLM (they take turns on the same cores).",
     )
     chunk_tokens: int = Field(
         200,
         ge=32,
         description="Max word pieces per chunk (title included); must fit the embedder's window.",
-    )
-    chunk_overlap_sentences: int = Field(
-        1, ge=0, description="Sentences repeated between consecutive chunks of one abstract."
     )
 
     # --- retrieval ------------------------------------------------------------------------
@@ -71,15 +69,12 @@ class Settings(BaseSettings):
         le=200,
         description="Papers of the fused ranking ordered again by their three best sentences (0: off).",
     )
-    on_subject: bool = Field(
-        True,
-        description="Answer only from retrieved papers that mention the question's rare names, when "
-        "any of them does.",
-    )
-    pin_follow_ups: bool = Field(
-        True,
-        description='Answer a follow-up that points back ("which models did they test?") from the one '
-        "paper the last answer cited, unless it asks about other papers or names something that paper lacks.",
+    source_rules: list[Literal["on_subject", "pin_follow_ups"]] = Field(
+        ["on_subject", "pin_follow_ups"],
+        description="How the retrieved papers are narrowed before they become sources; a JSON list. "
+        "on_subject: only papers that mention the question's rare names, when any does. pin_follow_ups: "
+        'a follow-up that points back ("which models did they test?") reads only the paper the last answer '
+        "cited, unless it asks about other papers or names something that paper lacks.",
     )
 
     # --- answering ------------------------------------------------------------------------
@@ -153,19 +148,16 @@ class Settings(BaseSettings):
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
         "clean, refuse and complete can be left out, check and render always run.",
     )
-    max_question_chars: int = Field(2000, ge=10, description="Longer questions are refused.")
 
     # --- LLM backends ---------------------------------------------------------------------
-    llamacpp_model: Path | None = Field(
-        None, description="Path to a GGUF file; default: the shipped model named by `model`."
-    )
     models_path: Path | None = Field(
         None, description="Where shipped GGUF models are assembled; default <data_dir>/models."
     )
-    model: Literal["qwen1.5b", "qwen0.5b", "smollm2"] = Field(
-        "qwen1.5b", description="Which shipped GGUF the embedded backend assembles and runs."
+    model: str = Field(
+        "qwen1.5b",
+        description="What the embedded backend runs: a shipped model (qwen1.5b, qwen0.5b, smollm2), "
+        "assembled from its PyPI packages, or the path of a GGUF file.",
     )
-    llm_threads: int = Field(2, ge=1, description="llama.cpp threads.")
     llm_context: int = Field(2048, ge=512, description="llama.cpp context window in tokens.")
     ollama_host: str = Field(
         "http://127.0.0.1:11434",
@@ -175,7 +167,6 @@ class Settings(BaseSettings):
     ollama_model: str = Field("qwen2.5:1.5b-instruct", description="Ollama model name.")
     openai_base_url: str = Field("http://127.0.0.1:8080/v1", description="OpenAI-compatible server base URL.")
     openai_model: str = Field("local", description="Model name sent to the OpenAI-compatible API.")
-    openai_api_key: str = Field("none", description="API key for the OpenAI-compatible server.")
     llm_timeout: float = Field(120.0, gt=0, description="Seconds before an LLM server call fails.")
 
     # --- UI -------------------------------------------------------------------------------

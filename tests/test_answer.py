@@ -123,14 +123,16 @@ def test_followup_answers_from_the_one_paper_it_points_back_to(indexed, embedder
     replies = ["Routing weights serve as embeddings [1].", "It improves benchmarks by 10.5 percent [1]."]
     # The title in the query names the paper; `on_subject` off shows what pinning does alone.
     for pin, sources in ((True, 1), (False, 3)):
-        pipeline, llm = make_pipeline(indexed, embedder, replies, pin_follow_ups=pin, on_subject=False)
+        pipeline, llm = make_pipeline(
+            indexed, embedder, replies, source_rules=["pin_follow_ups"] if pin else []
+        )
         first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
         events = list(pipeline.stream("How much does it improve?", history=[Turn(first.question, first)]))
         assert [r.paper.id for r in events[0].results][:1] == ["p-moe"]
         assert len(events[0].results) == sources
         assert llm.prompts[-1][1]["content"].count("<source id=") == len(events[1].evidence)
     # Asking about other papers, or naming what the paper lacks, reaches beyond it.
-    pipeline, _ = make_pipeline(indexed, embedder, replies * 2, on_subject=False)
+    pipeline, _ = make_pipeline(indexed, embedder, replies * 2, source_rules=["pin_follow_ups"])
     first = pipeline.ask("Can mixture-of-experts routers be embeddings?")
     for question in (
         "Do other papers improve on it?",

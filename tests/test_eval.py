@@ -201,14 +201,14 @@ def test_a_follow_up_is_asked_after_its_answered_first_turn_and_replays(tmp_path
     row = {"id": "f1", "question": "How much does it improve benchmarks?", "type": "followup",
            "history": ["Can mixture-of-experts routers be embeddings?"], "facts": ["10.5"], "papers": ["p-moe"]}  # fmt: skip
     replies = ["Routing weights serve as embeddings [1].", "It improves them by 10.5 percent [1]."]
-    pipeline, llm = make_pipeline(indexed, embedder, replies, on_subject=False)
+    pipeline, llm = make_pipeline(indexed, embedder, replies, source_rules=["pin_follow_ups"])
     (result,) = run_config(Config("hybrid", "test"), [parse_item(row, "test")], pipeline)
     assert len(llm.prompts) == 2  # the first turn was answered, as the user saw it
     assert result.turns[0]["draft"] == replies[0] and result.turns[0]["cited"] == ["p-moe"]
     assert result.sources == ["p-moe"]  # the follow-up reads the paper the first answer cited
     assert result.scores["fact_recall"] == 1.0
     # Retrieval-only runs ask the model nothing.
-    pipeline, llm = make_pipeline(indexed, embedder, [], on_subject=False)
+    pipeline, llm = make_pipeline(indexed, embedder, [], source_rules=["pin_follow_ups"])
     run_config(Config("hybrid", "test"), [parse_item(row, "test")], pipeline, answer=False)
     assert llm.prompts == []
     # A replay reads both turns' drafts from the stored run.

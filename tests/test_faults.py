@@ -193,6 +193,6 @@ def test_missing_and_corrupted_model_files_name_the_fix(tmp_path):
     with pytest.raises(LLMError, match="corrupted.*citewise models"):
         (tmp_path / SHIPPED[name].filename).write_bytes(b"not a model")
         shipped_model_path(name, tmp_path)
-    settings = Settings(data_dir=tmp_path, llm_backend="llamacpp", llamacpp_model=tmp_path / "gone.gguf")
+    settings = Settings(data_dir=tmp_path, llm_backend="llamacpp", model=str(tmp_path / "gone.gguf"))
     with pytest.raises(LLMError, match="Model file not found"):
         Pipeline(settings).llm()

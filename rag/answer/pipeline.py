@@ -34,6 +34,7 @@ from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 
 log = logging.getLogger(__name__)
 AREA_DEPTH = 10
+MAX_QUESTION_CHARS = 2000  # a longer "question" is a pasted document: refused with the limit said
 
 
 class InputError(ValueError):
@@ -103,7 +104,7 @@ class Pipeline:
         question = strip_control(question or "").strip()
         if not question:
             raise InputError("Please type a question.")
-        limit = self.settings.max_question_chars
+        limit = MAX_QUESTION_CHARS
         if len(question) > limit:
             raise InputError(f"The question is {len(question):,} characters long; the limit is {limit:,}.")
         return question
@@ -188,11 +189,11 @@ class Pipeline:
         yield PreviewEvent(evidence)
         prompts = prompts_for(intent, evidence)
         drafts: list[str] = []
+        pieces: list[str] = []
         try:
             llm = self.llm(backend, model)
             for messages, renumber in prompts:
-                pieces: list[str] = []
-                drafts.append("")
+                pieces = []
                 for piece in llm.stream(
                     messages,
                     max_tokens=s.max_answer_tokens,
@@ -202,12 +203,13 @@ class Pipeline:
                         timings.first_token = time.perf_counter() - started
                     pieces.append(piece)
                     yield TokenEvent(piece)
-                drafts[-1] = renumber("".join(pieces))
+                drafts.append(renumber("".join(pieces)))
+                pieces = []
                 if len(prompts) > 1:
                     yield TokenEvent(" ")
         except LLMError as exc:
             log.warning("LLM failed: %s", exc)
-            yield finish(text=" ".join(drafts), error=str(exc))
+            yield finish(text=" ".join([*drafts, "".join(pieces)]).strip(), error=str(exc))
             return
         draft = " ".join(d.strip() for d in drafts)
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
@@ -272,9 +274,9 @@ class Pipeline:
             kept = [r for r in results if paper_matches(r.paper, on_record)]
             kept.sort(key=lambda r: r.paper.id not in listed)
             results = [replace(r, rank=i) for i, r in enumerate(kept, 1)][:wanted]
-        if s.on_subject:
+        if "on_subject" in s.source_rules:
             results = on_subject(intent, results, self.store)
-        if s.pin_follow_ups and intent.about:
+        if "pin_follow_ups" in s.source_rules and intent.about:
             results = on_paper(intent, results, intent.about, self.store)
         return qvec, results
 

@@ -16,6 +16,11 @@ from rag.types import Chunk
 TokenCounter = Callable[[str], int]
 
 
+# Sentences repeated between consecutive chunks of one abstract: a fact split across a chunk
+# boundary is still whole in one chunk.
+OVERLAP_SENTENCES = 1
+
+
 def _split_long(text: str, start: int, end: int, limit: int, count: TokenCounter):
     """Split one sentence longer than `limit` tokens on word boundaries."""
     pieces: list[tuple[int, int]] = []
@@ -35,7 +40,7 @@ def chunk_text(
     text: str,
     *,
     max_tokens: int,
-    overlap_sentences: int = 1,
+    overlap_sentences: int = OVERLAP_SENTENCES,
     count_tokens: TokenCounter = estimate_tokens,
     reserved_tokens: int = 0,
 ) -> list[Chunk]:

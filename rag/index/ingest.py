@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.index.chunking import chunk_text, embedding_text
+from rag.index.chunking import OVERLAP_SENTENCES, chunk_text, embedding_text
 from rag.index.embedding import Embedder
 from rag.index.readers import ReadError, normalize_text, read_paths
 from rag.index.sentence_vectors import SentenceVectors
@@ -114,7 +114,7 @@ def ingest(
     embedder: Embedder,
     *,
     chunk_tokens: int = 200,
-    overlap_sentences: int = 1,
+    overlap_sentences: int = OVERLAP_SENTENCES,
     rebuild: bool = False,
     batch_papers: int = 64,
     progress: Progress | None = None,

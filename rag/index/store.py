@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 from rag import filters as flt
 from rag import text as tx
+from rag.index.chunking import OVERLAP_SENTENCES
 from rag.index.records import chunk_id, chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
 
@@ -385,12 +386,11 @@ def store_from_settings(settings, embedder) -> Store:
     """The configured store, stamped with what makes its vectors comparable."""
     return Store(
         settings.chroma_dir,
-        collection=settings.collection,
         chroma_url=settings.chroma_url,
         keyword_dir=settings.data_dir / "keyword",
         fingerprint={
             "embedder": embedder.model_id,
             "chunk_tokens": settings.chunk_tokens,
-            "chunk_overlap": settings.chunk_overlap_sentences,
+            "chunk_overlap": OVERLAP_SENTENCES,
         },
     )

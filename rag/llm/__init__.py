@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rag.llm.base import LLM, LLMError, Message
@@ -22,10 +24,11 @@ def _embedded(settings: Settings) -> LLM:
     from rag.llm.llamacpp import LlamaCppLLM
     from rag.llm.models import shipped_model_path
 
-    path = settings.llamacpp_model or shipped_model_path(settings.model, settings.models_dir)
-    key = ("llamacpp", str(path), settings.llm_threads, settings.llm_context)
+    gguf = settings.model.endswith(".gguf")
+    path = Path(settings.model) if gguf else shipped_model_path(settings.model, settings.models_dir)
+    key = ("llamacpp", str(path), settings.threads, settings.llm_context)
     if key not in _CACHE:  # one loaded model per process: it holds ~1-2 GB
-        _CACHE[key] = LlamaCppLLM(path, n_threads=settings.llm_threads, n_ctx=settings.llm_context)
+        _CACHE[key] = LlamaCppLLM(path, n_threads=settings.threads, n_ctx=settings.llm_context)
     return _CACHE[key]
 
 
@@ -40,7 +43,7 @@ def llm_from_settings(settings: Settings, backend: str | None = None) -> LLM:
             return OpenAICompatLLM(
                 settings.openai_base_url,
                 settings.openai_model,
-                api_key=settings.openai_api_key,
+                api_key=os.environ.get("OPENAI_API_KEY", "none"),
                 timeout=settings.llm_timeout,
             )
         from rag.llm.ollama import OllamaLLM

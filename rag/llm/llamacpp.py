@@ -41,7 +41,9 @@ class LlamaCppLLM(LLM):
     def __init__(self, model_path: Path, *, n_threads: int = 2, n_ctx: int = 2048):
         self.path = Path(model_path)
         if not self.path.exists():
-            raise LLMError(f"Model file not found: {self.path} (set RAG_LLAMACPP_MODEL or RAG_MODEL)")
+            raise LLMError(
+                f"Model file not found: {self.path} (set RAG_MODEL to a shipped model or a .gguf path)"
+            )
         self.model = self.path.stem
         self.n_threads, self.n_ctx = n_threads, n_ctx
         self._contexts: OrderedDict[str, Any] = OrderedDict()

@@ -35,7 +35,6 @@ def seed_dir(tmp_path_factory) -> Path:
         store_from_settings(settings, embedder),
         embedder,
         chunk_tokens=settings.chunk_tokens,
-        overlap_sentences=settings.chunk_overlap_sentences,
     )
     assert summary.papers == 53 and summary.duplicates_merged == 4 and not summary.errors
     return data

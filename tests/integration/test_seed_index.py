@@ -48,7 +48,6 @@ def test_seed_index_counts_and_reingest_embeds_nothing(seed_settings):
         store,
         embedder,
         chunk_tokens=seed_settings.chunk_tokens,
-        overlap_sentences=seed_settings.chunk_overlap_sentences,
     )
     assert (again.papers, again.duplicates_merged, again.chunks_embedded) == (53, 4, 0)
     assert store.keyword_index().size == store.count()

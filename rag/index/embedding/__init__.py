@@ -25,11 +25,11 @@ _CACHE: dict[tuple[str, int, str], Embedder] = {}
 
 def embedder_from_settings(settings: Settings) -> Embedder:
     """One loaded model per process, path and backend: loading costs seconds and ~100 MB."""
-    key = (str(settings.embed_model or ""), settings.torch_threads, settings.embed_backend)
+    key = (str(settings.embed_model or ""), settings.threads, settings.embed_backend)
     if key not in _CACHE:
         if settings.embed_backend == "torch" or settings.embed_model:
             _CACHE[key] = SentenceTransformerEmbedder(
-                settings.embed_model, threads=settings.torch_threads, batch_size=settings.embed_batch_size
+                settings.embed_model, threads=settings.threads, batch_size=settings.embed_batch_size
             )
         else:
             from rag.index.embedding.onnx import OnnxEmbedder, export
@@ -38,7 +38,7 @@ def embedder_from_settings(settings: Settings) -> Embedder:
             _CACHE[key] = OnnxEmbedder(
                 onnx_dir(settings),
                 int8=settings.embed_backend == "onnx-int8",
-                threads=settings.torch_threads,
+                threads=settings.threads,
                 batch_size=settings.embed_batch_size,
             )
     return _CACHE[key]
