@@ -14,6 +14,7 @@ from functools import cached_property
 
 from rag import questions as qs
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
+from rag.answer.generate import write
 from rag.answer.listing import listing_sentence
 from rag.answer.prompts import count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
@@ -26,12 +27,14 @@ from rag.index.store import Store, store_from_settings
 from rag.llm import LLM, LLMError, llm_from_settings
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
-from rag.search.retrieve import HybridRetriever, on_paper, on_subject, rare_names, search
+from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
 from rag.search.survey import Survey
 from rag.settings import Settings
 from rag.text import content_words, strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 
+__all__ = ["AnswerEvent", "Event", "InputError", "Pipeline", "PreviewEvent", "SourcesEvent", "SurveyEvent",
+           "TokenEvent", "Turn"]  # fmt: skip
 log = logging.getLogger(__name__)
 AREA_DEPTH = 10
 MAX_QUESTION_CHARS = 2000  # a longer "question" is a pasted document: refused with the limit said
@@ -165,19 +168,8 @@ class Pipeline:
             timings.total = time.perf_counter() - started
             if hits and fields.get("abstained"):  # the list answers; no synthesis was backed
                 fields |= {"abstained": False, "text": ""}
-            base = dict(
-                papers=hits,
-                listing=listing,
-                question=question,
-                intent=intent,
-                text="",
-                citations=[],
-                sentences=[],
-                abstained=False,
-                retrieved=results,
-                timings=timings,
-                query=query,
-            )
+            base = dict(papers=hits, listing=listing, question=question, intent=intent, text="", citations=[],
+                        sentences=[], abstained=False, retrieved=results, timings=timings, query=query)  # fmt: skip
             return AnswerEvent(Answer(**{**base, **fields}))
 
         trust = trust or self.trust
@@ -188,30 +180,14 @@ class Pipeline:
         evidence = self.sources(intent, qvec, results)
         yield PreviewEvent(evidence)
         prompts = prompts_for(intent, evidence)
-        drafts: list[str] = []
-        pieces: list[str] = []
         try:
             llm = self.llm(backend, model)
-            for messages, renumber in prompts:
-                pieces = []
-                for piece in llm.stream(
-                    messages,
-                    max_tokens=s.max_answer_tokens,
-                    temperature=s.temperature if temperature is None else temperature,
-                ):
-                    if timings.first_token is None:
-                        timings.first_token = time.perf_counter() - started
-                    pieces.append(piece)
-                    yield TokenEvent(piece)
-                drafts.append(renumber("".join(pieces)))
-                pieces = []
-                if len(prompts) > 1:
-                    yield TokenEvent(" ")
+            draft = yield from write(llm, prompts, timings, started, max_tokens=s.max_answer_tokens,
+                                     temperature=s.temperature if temperature is None else temperature)  # fmt: skip
         except LLMError as exc:
             log.warning("LLM failed: %s", exc)
-            yield finish(text=" ".join([*drafts, "".join(pieces)]).strip(), error=str(exc))
+            yield finish(text=getattr(exc, "partial", ""), error=str(exc))
             return
-        draft = " ".join(d.strip() for d in drafts)
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
         fields = self._judge(intent, draft, evidence, llm, trust, gate)
         tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
@@ -232,7 +208,7 @@ class Pipeline:
             return verdict
 
         fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
-                       grade=lambda checked: self.ask_judge(llm, checked.text, intent.question),
+                       grade=lambda checked: grade(llm, checked.text, intent.question),
                        confirm=confirm, stages=self.settings.answer_stages)  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
@@ -261,7 +237,7 @@ class Pipeline:
         stored, on_record = split(combine(filters, intent.filters))
         wanted = k or s.answer_k
         if intent.subjects:
-            return qvec, self._each_subject(intent, wanted, stored)
+            return qvec, each_subject([self.search(p, wanted, filters=stored) for p in intent.parts], wanted)
         # An area said in words is checked on the papers' records, and a survey's sources are papers
         # of its list: search deeper, keep those.
         depth = wanted * AREA_DEPTH if on_record or listed else wanted
@@ -279,19 +255,6 @@ class Pipeline:
         if "pin_follow_ups" in s.source_rules and intent.about:
             results = on_paper(intent, results, intent.about, self.store)
         return qvec, results
-
-    def _each_subject(self, intent: Intent, wanted: int, filters: Filters | None) -> list[SearchResult]:
-        """For "How do A and B each ...?": the best paper for each part first, in the parts' order,
-        then the other results of each part in turn. One search for both finds the paper that
-        says more of the shared words, and the model then answers for that one only."""
-        found = [self.search(part, wanted, filters=filters) for part in intent.parts]
-        merged: list[SearchResult] = []
-        for rank in range(wanted):
-            for results in found:
-                fresh = [r for r in results[rank:] if r.paper.id not in {m.paper.id for m in merged}]
-                if fresh:
-                    merged.append(fresh[0])
-        return [replace(r, rank=i) for i, r in enumerate(merged[:wanted], 1)]
 
     def sources(self, intent: Intent, query_vector, results: list[SearchResult]) -> list[Evidence]:
         """The sources offered to the model for `results`: their best sentences within the
@@ -320,10 +283,6 @@ class Pipeline:
         return select_evidence(intent.words, query_vector, results, self.embedder,
                                budget_tokens=s.context_tokens, keep_within=s.source_within,
                                paper_within=within, named=named, vectors=self.sentence_vectors)  # fmt: skip
-
-    def ask_judge(self, llm: LLM, answer: str, question: str) -> bool | None:
-        """Ask the model whether `answer` gives what `question` asks for."""
-        return grade(llm, answer, question)
 
     def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:
         """Ask the model whether the paper of the source `ev` is the answer to `question`."""

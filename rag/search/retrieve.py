@@ -320,3 +320,17 @@ def fuse_papers(rankings: Sequence[Sequence[SearchResult]], k: int) -> list[Sear
             if depth < len(ranking):
                 seen.setdefault(ranking[depth].paper.id, ranking[depth])
     return [replace(r, rank=i) for i, r in enumerate(list(seen.values())[:k], 1)]
+
+
+def each_subject(found: Sequence[list[SearchResult]], wanted: int) -> list[SearchResult]:
+    """For "How do A and B each ...?", from each part's search results: the best paper of each part
+    first, in the parts' order, then the other results of each part in turn. One search for both
+    finds the paper that says more of the shared words, and the model then answers for it only."""
+    merged: list[SearchResult] = []
+    for rank in range(wanted):
+        for results in found:
+            taken = {m.paper.id for m in merged}
+            fresh = [r for r in results[rank:] if r.paper.id not in taken]
+            if fresh:
+                merged.append(fresh[0])
+    return [replace(r, rank=i) for i, r in enumerate(merged[:wanted], 1)]

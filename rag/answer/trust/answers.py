@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag import text as tx
-from rag.answer.citations import (
+from rag.answer.citations import (  # noqa: I001
     attach_trailing_markers,
     name_noun_markers,
     parse_markers,
@@ -287,12 +287,8 @@ def check_answer(
     put to `confirm` (the model: is this paper the answer to the question?) instead; asked for
     several, when it fails the checks. See `_paper_answer`."""
     state = _DraftCheck(evidence, embedder, trust, intent, confirm)
-    raw = [
-        s
-        for line in draft.splitlines()
-        for s in tx.sentences(name_noun_markers(attach_trailing_markers(line), state.titles))
-    ]
-    queue = deque(state.prepared(raw, True))
+    lines = [name_noun_markers(attach_trailing_markers(line), state.titles) for line in draft.splitlines()]
+    queue = deque(state.prepared([s for line in lines for s in tx.sentences(line)], True))
     while queue:
         state.one(queue.popleft(), queue)
     state.close_heading()
