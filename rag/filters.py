@@ -10,7 +10,7 @@ from typing import Any
 
 from rag.types import Paper
 
-KEYS = ("venue", "year", "status")
+KEYS = ("venue", "year", "status", "area")
 PREFIX = "f_"
 FIELD_KEYS = [PREFIX + k for k in KEYS]  # the metadata keys they are stored under
 
@@ -61,25 +61,19 @@ def combine(*filters: Filters | None) -> Filters:
     return out
 
 
-# Filters a question may state that are not stored on chunks: checked on each paper's record.
-PAPER_KEYS = {"area": "primary_area"}
-
-
-def split(filters: Filters | None) -> tuple[Filters, Filters]:
-    """(the filters every retriever applies, the ones checked on the papers' records)."""
-    stored = {k: v for k, v in (filters or {}).items() if k in KEYS}
-    return stored, {k: v for k, v in (filters or {}).items() if k not in KEYS}
-
-
-def paper_matches(paper: Paper, filters: Filters | None) -> bool:
-    """Whether the paper's record holds the filters of `PAPER_KEYS` (an area given in words
-    matches the area it begins: "optimization" is "optimization")."""
+def resolve(filters: Filters | None, stored: Mapping[str, Iterable[str]]) -> Filters:
+    """Filters in the index's own values: an area said in words is every stored area it begins or
+    names ("computer vision" -> "applications to computer vision, audio, language, ..."). A value
+    nothing stored matches stays as given, so the filter keeps everything out."""
+    out: Filters = {}
     for key, values in (filters or {}).items():
-        field = PAPER_KEYS.get(key)
-        have = _norm((paper.extra or {}).get(field, "")) if field else ""
-        if not any(have == v or (v and have.startswith(v)) for v in values):
-            return False
-    return True
+        known = list(stored.get(key, ()))
+        found: list[str] = []
+        for v in values:
+            matched = [k for k in known if k == v] or [k for k in known if key == "area" and v in k]
+            found += matched or [v]
+        out[key] = tuple(dict.fromkeys(found))
+    return out
 
 
 def fields(paper: Paper) -> dict[str, str]:
@@ -88,6 +82,7 @@ def fields(paper: Paper) -> dict[str, str]:
         PREFIX + "venue": _norm(paper.venue),
         PREFIX + "year": str(paper.year or ""),
         PREFIX + "status": _norm(paper.status),
+        PREFIX + "area": _norm((paper.extra or {}).get("primary_area", "")),
     }
 
 

@@ -1,4 +1,4 @@
-"""Filters by venue, year and status on every side of retrieval, and exports with references."""
+"""Filters by venue, year, status and area on every side of retrieval, and exports with references."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ VENUES = ["ICLR 2025", "ICLR 2024", "NeurIPS 2024", "arXiv"]
 STATUSES = ["oral", "spotlight", "poster", ""]
 TOPICS = ["sparse attention", "graph transformers", "protein design", "speech recognition", "reward models",
           "diffusion sampling", "time series forecasting", "machine unlearning"]  # fmt: skip
+AREAS = ["optimization", "applications to computer vision, audio, language, and other modalities",
+         "reinforcement learning"]  # fmt: skip
 
 
 @pytest.fixture
@@ -28,7 +30,7 @@ def catalogue(tmp_path, store, embedder):
             "id": f"c{i:03d}", "title": f"{topic.title()} study {i}",
             "abstract": f"We study {topic} with method M{i}. Results on {topic} benchmarks improve by {i % 17} points.",
             "venue": venue, "year": int(venue[-4:]) if venue[-1].isdigit() else 2023,
-            "status": rng.choice(STATUSES),
+            "status": rng.choice(STATUSES), "primary_area": rng.choice(AREAS),
         })  # fmt: skip
     folder = tmp_path / "catalogue"
     folder.mkdir()
@@ -57,6 +59,7 @@ def test_every_result_of_a_filtered_search_matches_the_filter(catalogue, embedde
         choice = {
             "venue": rng.sample(VENUES, rng.randint(1, 2)),
             "status": rng.sample(STATUSES[:3], rng.randint(0, 2)),
+            "area": rng.sample(AREAS, rng.randint(0, 1)),
         }
         filters = flt.from_mapping(choice)
         query = f"{rng.choice(TOPICS)} method M{rng.randint(0, 119)} benchmarks"
@@ -64,6 +67,7 @@ def test_every_result_of_a_filtered_search_matches_the_filter(catalogue, embedde
             row = rows[r.paper.id]
             assert row["venue"].lower() in filters["venue"]
             assert "status" not in filters or row["status"] in filters["status"]
+            assert "area" not in filters or row["primary_area"] in filters["area"]
             checked += 1
     assert checked > 100  # the filters leave results to check
 
@@ -79,6 +83,15 @@ def test_facets_list_the_values_present(catalogue):
     assert set(facets["venue"]) == {v.lower() for v in VENUES}
     assert set(facets["status"]) == {"oral", "spotlight", "poster"}
     assert "2025" in facets["year"]
+    assert set(facets["area"]) == set(AREAS)
+
+
+def test_an_area_said_in_words_is_every_stored_area_it_names(catalogue):
+    store, _ = catalogue
+    assert store.resolve({"area": ("computer vision",)}) == {"area": (AREAS[1],)}
+    assert store.resolve({"area": ("optimization",), "status": ("oral",)}) == {
+        "area": ("optimization",), "status": ("oral",)}  # fmt: skip
+    assert store.resolve({"area": ("astrology",)}) == {"area": ("astrology",)}  # keeps everything out
 
 
 def test_an_index_from_before_filters_is_upgraded_in_place(tmp_path, store, embedder, catalogue):

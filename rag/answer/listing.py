@@ -10,7 +10,8 @@ from rag.search.survey import SurveyHit
 
 def listing_sentence(intent: Intent, hits: list[SurveyHit], filters: flt.Filters | None = None) -> str:
     """ "7 indexed papers (status: oral) are about “Kolmogorov-Arnold networks (KANs)”:" — the count
-    answers a "How many papers ...?" question; the filters say what the list was kept within."""
+    answers a "How many papers ...?" question; the filters (the question's and `filters`) say what
+    the list was kept within."""
     applied = flt.combine(filters, intent.filters)
     within = f" ({flt.describe(applied)})" if applied else ""
     n = len(hits)

@@ -20,7 +20,7 @@ from rag.answer.prompts import count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, grade
-from rag.filters import Filters, combine, paper_matches, split
+from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
@@ -36,7 +36,7 @@ from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 __all__ = ["AnswerEvent", "Event", "InputError", "Pipeline", "PreviewEvent", "SourcesEvent", "SurveyEvent",
            "TokenEvent", "Turn"]  # fmt: skip
 log = logging.getLogger(__name__)
-AREA_DEPTH = 10
+LISTED_DEPTH = 10
 MAX_QUESTION_CHARS = 2000  # a longer "question" is a pasted document: refused with the limit said
 
 
@@ -155,12 +155,13 @@ class Pipeline:
         started = time.perf_counter()
         question = self.validate(question)
         intent = qs.parse(question, history)
-        hits = self.survey.find(intent, filters) if intent.asks_for_papers else []
-        qvec, results = self.find(intent, k=k, filters=filters, listed={h.paper.id for h in hits})
+        within = self.store.resolve(combine(filters, intent.filters))  # the question's own ones too
+        hits = self.survey.find(intent, within) if intent.asks_for_papers else []
+        qvec, results = self.find(intent, k=k, filters=within, listed={h.paper.id for h in hits})
         query = intent.query
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
-        listing = listing_sentence(intent, hits, filters) if intent.topic and intent.asks_for_papers else ""
+        listing = listing_sentence(intent, hits, within) if intent.topic and intent.asks_for_papers else ""
         if listing:
             yield SurveyEvent(listing, hits)
 
@@ -229,27 +230,24 @@ class Pipeline:
         filters: Filters | None = None,
         listed: Collection[str] = (),
     ) -> tuple[list[float], list[SearchResult]]:
-        """The papers an answer reads: the query's vector and the search results, narrowed to the
-        question's named subject and, for a follow-up, to the paper it is about; asked for every
-        paper on something, the papers of the survey list (`listed`) first."""
+        """The papers an answer reads within `filters` (all of them, the question's included, in
+        the index's values: `Store.resolve`): the query's vector and the search results, narrowed
+        to the question's named subject and, for a follow-up, to the paper it is about; asked for
+        every paper on something, the papers of the survey list (`listed`) first."""
         s = self.settings
         qvec = self.embedder.embed(intent.query)
-        stored, on_record = split(combine(filters, intent.filters))
         wanted = k or s.answer_k
         if intent.subjects:
-            return qvec, each_subject([self.search(p, wanted, filters=stored) for p in intent.parts], wanted)
-        # An area said in words is checked on the papers' records, and a survey's sources are papers
-        # of its list: search deeper, keep those.
-        depth = wanted * AREA_DEPTH if on_record or listed else wanted
+            return qvec, each_subject([self.search(p, wanted, filters=filters) for p in intent.parts], wanted)
+        # A survey's sources are papers of its list: search deeper, keep those first (its phrases
+        # miss what a paper says in other words, so the others stay behind them).
+        depth = wanted * LISTED_DEPTH if listed else wanted
         results = self.search(
-            intent.query, depth, query_vector=qvec, filters=stored, alternatives=intent.alternatives
+            intent.query, depth, query_vector=qvec, filters=filters, alternatives=intent.alternatives
         )
-        if on_record or listed:
-            # The list's papers first: its phrases miss what a paper says in other words, so the
-            # others stay behind them.
-            kept = [r for r in results if paper_matches(r.paper, on_record)]
-            kept.sort(key=lambda r: r.paper.id not in listed)
-            results = [replace(r, rank=i) for i, r in enumerate(kept, 1)][:wanted]
+        if listed:
+            results.sort(key=lambda r: r.paper.id not in listed)
+            results = [replace(r, rank=i) for i, r in enumerate(results, 1)][:wanted]
         if "on_subject" in s.source_rules:
             results = on_subject(intent, results, self.store)
         if "pin_follow_ups" in s.source_rules and intent.about:

@@ -23,7 +23,7 @@ from rag import text as tx
 log = logging.getLogger(__name__)
 
 FILE = "index.sqlite"
-FORMAT = 1  # bumped when the tables or the terms change: an older file is rebuilt
+FORMAT = 2  # bumped when the tables or the terms change: an older file is rebuilt
 K1, B = 1.5, 0.75  # BM25 as bm25s and Lucene weigh it
 CANDIDATES = 200  # chunks ranked by BM25 per query
 # Terms are taken rarest first until their documents add up to this: the candidates are the chunks
@@ -97,6 +97,21 @@ class KeywordIndex:
     def size(self) -> int:
         with self._lock:
             return self._load_stats()[0]
+
+    def values(self, keys: Iterable[str]) -> dict[str, list[str]]:
+        """The stored values of each filter key, on the most papers first."""
+        with self._lock:
+            out = {}
+            for key in keys:
+                column = flt.PREFIX + key
+                if column not in _FIELDS:
+                    raise KeyError(key)
+                rows = self._con.execute(
+                    f"SELECT {column}, count(DISTINCT substr(cid, 1, instr(cid, '::'))) AS n FROM docs "
+                    f"WHERE {column} != '' GROUP BY {column} ORDER BY n DESC, {column}"
+                ).fetchall()
+                out[key] = [v for v, _ in rows]
+            return out
 
     # ---- keeping in step with Chroma ----------------------------------------------------
     def sync(self, stamp: str, ids: Callable[[], Iterable[str]], fetch: Fetch, *, reset: str = "") -> None:

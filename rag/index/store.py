@@ -31,8 +31,8 @@ log = logging.getLogger(__name__)
 
 # 2: every chunk carries the filter fields (rag/filters.py). A version-1 index is searched as it is
 # and gets the fields in place, without re-embedding, at the next `citewise ingest`.
-SCHEMA_VERSION = 2
-MIGRATABLE = {1}
+SCHEMA_VERSION = 3  # 2: venue, year and status on every chunk; 3: the area too
+MIGRATABLE = {1, 2}
 PAGE = 2000
 HANDLE_TTL = 2.0  # seconds a collection handle is reused before it is fetched again
 
@@ -281,25 +281,23 @@ class Store:
         """A filtered search needs the filter fields on every chunk."""
         if filters and (self.collection.metadata or {}).get("schema") != SCHEMA_VERSION:
             raise StoreError(
-                "This index was built before filters existed: run `citewise ingest` once "
+                "This index was built before these filters existed: run `citewise ingest` once "
                 "(it adds the fields in place, without re-embedding) to filter."
             )
 
+    def resolve(self, filters: flt.Filters | None) -> flt.Filters:
+        """`filters` in the values stored here (`filters.resolve`): an area said in words becomes
+        the stored areas it names."""
+        if not filters:
+            return {}
+        self.require_filters(filters)
+        return flt.resolve(filters, self.facets() if "area" in filters else {})
+
     def facets(self) -> dict[str, list[str]]:
         """The values of each filter key present in the index, most common first."""
-        from collections import Counter
-
-        counts: dict[str, Counter] = {k: Counter() for k in flt.KEYS}
-        col = self._current()
-        if col is None:
+        if self._current() is None:
             return {k: [] for k in flt.KEYS}
-        for _, meta, _ in self.iter_chunks(col, include_documents=False):
-            if meta.get("position") == 0:
-                for key in flt.KEYS:
-                    value = meta.get(flt.PREFIX + key)
-                    if value:
-                        counts[key][str(value)] += 1
-        return {k: [v for v, _ in c.most_common()] for k, c in counts.items()}
+        return self.keyword_index().values(flt.KEYS)
 
     def close_write(self, col) -> None:
         self._stamp(col, uuid.uuid4().hex)

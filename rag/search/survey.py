@@ -102,12 +102,11 @@ class Survey:
         return {cid for cid, (doc, _) in docs.items() if words & set(tx.keyword_terms(doc))}
 
     def find(self, intent: Intent, filters: flt.Filters | None = None) -> list[SurveyHit]:
-        """Every paper fitting `intent` within `filters` (and the filters the question states),
+        """Every paper fitting `intent` within `filters` and the filters the question states,
         ranked: papers whose title holds the topic first, then by how many of their chunks do."""
         if not intent.topic:
             return []
-        stored, post = flt.split(flt.combine(filters, intent.filters))
-        self.store.require_filters(stored)
+        stored = self.store.resolve(flt.combine(filters, intent.filters))
         long, acronyms = phrases(intent.topic)
         chunks: set[str] = set()
         for phrase in long:
@@ -123,7 +122,7 @@ class Survey:
         for cid in chunks:
             pid = cid.split("::")[0]
             counts[pid] = counts.get(pid, 0) + 1
-        papers = [p for p in self.store.papers(list(counts)).values() if flt.paper_matches(p, post)]
+        papers = list(self.store.papers(list(counts)).values())
         stems = [tx.keyword_terms(p) for p in long]
         ranked = sorted(papers, key=lambda p: (-_in_title(p, stems), -counts[p.id], p.display_title))
         return [SurveyHit(i, p, _showing(p, stems)) for i, p in enumerate(ranked, 1)]
