@@ -44,6 +44,22 @@ CONFIRM_USER = """Abstract of "{title}":
 Question: {question}
 Is this paper the answer to the question?"""
 
+# A sentence that passed the rule checks is put to the model against the abstract it cites: the
+# rules see changed numbers, names and negations; a claim that says the opposite in other words
+# ("needs far more tokens" of a method that needs far fewer) is the model's to see. The abstract
+# comes first and the claim last, so llama.cpp reuses the abstract's tokens for the paper's next
+# claim.
+ENTAIL_SYSTEM = (
+    "You compare a claim with a paper's abstract. Reply with one word: SUPPORTED if the abstract "
+    "says what the claim says, CONTRADICTED if the abstract says something that makes the claim false, "
+    "UNSTATED if the abstract says neither."
+)
+ENTAIL_USER = """Abstract of "{title}":
+{abstract}
+
+Claim: {claim}
+SUPPORTED, CONTRADICTED or UNSTATED?"""
+
 SOURCE_TEMPLATE = '<source id="{number}" title="{title}">\n{text}\n</source>'
 
 # The question is asked before the sources and again after them: asked only once, on either side,

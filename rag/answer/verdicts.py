@@ -1,15 +1,25 @@
 """The model's one-word verdicts, each in a short prompt of its own: does a checked answer give what
-the question asks for (the `judged_unanswered` rule), and is a source's paper the answer to a
-which-paper question (the `paper_fit` check)."""
+the question asks for (the `judged_unanswered` rule), is a source's paper the answer to a
+which-paper question (the `paper_fit` check), and does an abstract support, contradict or not
+address a claim (the `entailment` check)."""
 
 from __future__ import annotations
 
 import logging
+from enum import StrEnum
 
 from rag.answer.citations import strip_markers
-from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
+from rag.answer.prompts import (
+    CONFIRM_SYSTEM,
+    CONFIRM_USER,
+    ENTAIL_SYSTEM,
+    ENTAIL_USER,
+    JUDGE_SYSTEM,
+    JUDGE_USER,
+)
 from rag.llm import LLM, LLMError
 from rag.search.evidence import Evidence
+from rag.text import plain
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +34,27 @@ def confirm_paper(llm: LLM, question: str, ev: Evidence) -> bool | None:
     """Whether the paper of the source `ev` is the answer to `question`."""
     user = CONFIRM_USER.format(title=ev.paper.display_title, text=ev.text, question=question)
     return yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
+
+
+class Stance(StrEnum):
+    """What an abstract says of a claim."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    UNSTATED = "unstated"
+
+
+def stance(llm: LLM, claim: str, title: str, abstract: str) -> Stance | None:
+    """Whether the abstract supports, contradicts or does not address `claim`; None when the
+    model failed or replied something else."""
+    user = ENTAIL_USER.format(title=title, abstract=plain(abstract), claim=strip_markers(claim))
+    messages = [{"role": "system", "content": ENTAIL_SYSTEM}, {"role": "user", "content": user}]
+    try:
+        reply = llm.complete(messages, max_tokens=4, temperature=0.0).strip().upper()
+    except LLMError as exc:
+        log.warning("entailment failed: %s", exc)
+        return None
+    return next((s for s in Stance if reply.startswith(s.name[:5])), None)
 
 
 def yes_no(llm: LLM, system: str, user: str, what: str) -> bool | None:
