@@ -69,9 +69,11 @@ class DenseRetriever(BaseRetriever):
         )
         ids, metas = col_hits["ids"][0], col_hits["metadatas"][0]
         docs, dists = col_hits["documents"][0], col_hits["distances"][0]
+        # A write stopped mid-way can leave a vector whose record is gone: it is no result.
         return [
             _node(cid, doc, meta, 1.0 - dist, 1.0 - dist)
             for cid, meta, doc, dist in zip(ids, metas, docs, dists)
+            if meta is not None and doc is not None
         ]
 
 
