@@ -303,3 +303,21 @@ def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
     # Without the check both sentences stand, and so does the answer.
     unchecked = check_answer(draft, evidence, embedder, Trust(checks=()), TOXICITY)
     assert len(unchecked.sentences) == 2 and not unchecked.removed
+
+
+@pytest.mark.parametrize(
+    "reply,expected",
+    [("SUPPORTED", "supported"), ("Contradicted.", "contradicted"), ("UNSTATED", "unstated"), ("maybe", None)],
+)
+def test_the_model_stance_on_a_claim_is_read_from_its_one_word_reply(reply, expected):
+    from rag.answer.verdicts import stance
+    from tests.fakes import FakeLLM
+
+    llm = FakeLLM([reply])
+    got = stance(llm, "TEAL needs no training [1].", "TEAL", "TEAL is training-free and reaches 40\\% sparsity.")
+    assert (got.value if got else None) == expected
+    prompt = llm.prompts[0][1]["content"]
+    # The abstract comes before the claim (its tokens are reused for the next claim on the paper),
+    # as plain text, and the claim without its marker.
+    assert prompt.index("training-free") < prompt.index("TEAL needs no training")
+    assert "40%" in prompt and "[1]" not in prompt
