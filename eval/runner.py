@@ -20,7 +20,8 @@ from rag import questions as qs
 from rag import text as tx
 from rag.answer.pipeline import Pipeline
 from rag.answer.stages import OPTIONAL, judge
-from rag.answer.trust import PRE_GENERATION_RULES
+from rag.answer.trust import PRE_GENERATION_RULES, Stance
+from rag.answer.verdicts import entail_key
 from rag.types import Answer, Timings, Turn
 
 RANK_DEPTH = 10  # nDCG@10 needs ten ranked papers
@@ -179,6 +180,9 @@ class System:
                 grade=lambda _: reply.judged,
                 confirm=lambda ev, _asked: reply.paper_confirmed.get(ev.paper.display_title),
                 stages=[s for s in stages if s != name],
+                entail=lambda claim, ev: (
+                    Stance(v) if (v := reply.entailed.get(entail_key(claim, ev))) else None
+                ),
             )
             answer = replace(reply, **{"text": "", "citations": [], "abstained": False} | fields)
             out[name] = answer_scores(item, answer)

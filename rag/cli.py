@@ -243,6 +243,11 @@ def verify(
     claims_file: Path = typer.Option(None, "--claims", help='JSONL file of {"id", "claim", "paper_id"?}.'),
     as_json: bool = typer.Option(False, "--json", help='Print one JSON object {"results": [...]}.'),
     as_jsonl: bool = typer.Option(False, "--jsonl", help="Print one JSON line per claim."),
+    verdict: bool = typer.Option(
+        False,
+        "--verdict",
+        help="Also ask the model whether the abstract supports, contradicts or does not address it.",
+    ),
 ) -> None:
     """Check claims against the indexed abstracts: numbers, names, negations, directions, topic."""
     if (claim is None) == (claims_file is None):
@@ -253,7 +258,14 @@ def verify(
 
     _quiet_libraries()
     pipeline = Pipeline(_settings())
-    verifier = ClaimVerifier(pipeline.store, pipeline.embedder, pipeline.trust)
+    entail = None
+    if verdict:
+        from rag.answer.verdicts import stance
+
+        def entail(text, ev):
+            return stance(pipeline.llm(), text, ev.paper.display_title, ev.paper.abstract)
+
+    verifier = ClaimVerifier(pipeline.store, pipeline.embedder, pipeline.trust, entail=entail)
     if claims_file is not None:
         if not claims_file.is_file():
             _fail(f"{claims_file}: no such file")

@@ -128,8 +128,10 @@ class Settings(BaseSettings):
     claim_checks: list[str] = Field(
         ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/answer/trust/); a JSON list. `topic` is available and off: a sentence repeating two or more "
-        "of the question's words must cite a paper holding most of them.",
+        "(rag/answer/trust/); a JSON list. Available and off: `topic` (a sentence repeating two or more "
+        "of the question's words must cite a paper holding most of them) and `entailment` (after the "
+        "other checks, the model judges the sentence against the cited abstract: a contradicted one is "
+        "removed, an unstated one marked).",
     )
     abstention_rules: list[str] = Field(
         [

@@ -170,6 +170,7 @@ class Answer:
     judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
     # paper title -> the model said the paper answers the which-paper question (paper_fit)
     paper_confirmed: dict[str, bool] = field(default_factory=dict)
+    entailed: dict[str, str] = field(default_factory=dict)  # entail_key -> the model's Stance ("" none)
     evidence: list[Any] = field(default_factory=list, repr=False)  # rag.search.evidence.Evidence; not in JSON
     prompt_tokens: int | None = None
     cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache
@@ -193,6 +194,7 @@ class Answer:
             "draft": self.draft,
             "judged": self.judged,
             "paper_confirmed": self.paper_confirmed,
+            "entailed": self.entailed,
             "invented_citations": self.invented_citations,
             "retrieved": [r.to_json() for r in self.retrieved],
             "timings": asdict(self.timings),

@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -299,3 +300,35 @@ def test_a_marker_after_a_title_already_written_is_not_named_twice():
     text = name_noun_markers(f'The paper "{title}" by [1] introduces a module.', {1: title})
     assert text.count(title) == 1
     assert text == f'The paper "{title}" [1] introduces a module.'
+
+
+@pytest.mark.parametrize("said", ["contradicted", "unstated", "supported"])
+def test_the_entailment_verdict_removes_a_contradicted_sentence_and_marks_an_unstated_one(said):
+    from rag.answer.trust import Stance
+
+    embedder, evidence = _evidence()
+    asked = []
+
+    def entail(claim, ev):
+        asked.append((claim, ev.paper.id))
+        return Stance(said)
+
+    draft = "Knowledge entropy declines steadily as pretraining advances [1]."
+    trust = Trust(checks=(*Trust().checks, "entailment"))
+    checked = _check_answer(draft, evidence, embedder, trust, parse("How does knowledge entropy change?"),
+                            entail=entail)  # fmt: skip
+    assert asked == [("Knowledge entropy declines steadily as pretraining advances.", "p-entropy")]
+    if said == "contradicted":
+        assert not checked.sentences and len(checked.removed) == 1
+        reason = checked.removed[0].checks[-1]
+        assert reason.name == "entailment" and "says otherwise" in reason.detail
+    else:
+        assert len(checked.sentences) == 1 and not checked.removed
+        verdict = checked.sentences[0].checks[-1]
+        assert verdict.name == "entailment" and verdict.passed == (said == "supported")
+    # Off (the default), the model is not asked.
+    asked.clear()
+    _check_answer(
+        draft, evidence, embedder, Trust(), parse("How does knowledge entropy change?"), entail=entail
+    )
+    assert asked == []

@@ -95,3 +95,18 @@ def test_chunk_metadata_keeps_offsets_and_title(indexed):
         assert doc.endswith(paper.abstract[meta["start"] : meta["end"]])
         assert meta["title"] == paper.title
         assert json.loads(meta["sources"]) == paper.sources
+
+
+def test_ctrl_c_during_a_store_write_waits_for_the_write_to_finish():
+    import os
+    import signal
+
+    from rag.index.store import uninterrupted
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with uninterrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            done.append("the write went on")  # not interrupted inside
+    assert done == ["the write went on"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is back

@@ -307,17 +307,47 @@ def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
 
 @pytest.mark.parametrize(
     "reply,expected",
-    [("SUPPORTED", "supported"), ("Contradicted.", "contradicted"), ("UNSTATED", "unstated"), ("maybe", None)],
+    [
+        ("SUPPORTED", "supported"),
+        ("Contradicted.", "contradicted"),
+        ("UNSTATED", "unstated"),
+        ("maybe", None),
+    ],
 )
 def test_the_model_stance_on_a_claim_is_read_from_its_one_word_reply(reply, expected):
     from rag.answer.verdicts import stance
     from tests.fakes import FakeLLM
 
     llm = FakeLLM([reply])
-    got = stance(llm, "TEAL needs no training [1].", "TEAL", "TEAL is training-free and reaches 40\\% sparsity.")
+    got = stance(
+        llm, "TEAL needs no training [1].", "TEAL", "TEAL is training-free and reaches 40\\% sparsity."
+    )
     assert (got.value if got else None) == expected
     prompt = llm.prompts[0][1]["content"]
     # The abstract comes before the claim (its tokens are reused for the next claim on the paper),
     # as plain text, and the claim without its marker.
     assert prompt.index("training-free") < prompt.index("TEAL needs no training")
     assert "40%" in prompt and "[1]" not in prompt
+
+
+@pytest.mark.parametrize("said,supported", [("contradicted", False), ("unstated", True), ("supported", True)])
+def test_verify_gives_the_models_verdict_after_the_rules_pass(indexed, embedder, said, supported):
+    from rag.answer.trust import Stance, Trust
+    from rag.answer.verify import ClaimInput, ClaimVerifier
+
+    asked = []
+
+    def entail(claim, ev):
+        asked.append(ev.paper.id)
+        return Stance(said)
+
+    verifier = ClaimVerifier(indexed, embedder, Trust(), entail=entail)
+    result = verifier.check(
+        ClaimInput("c", "Knowledge entropy declines as pretraining advances.", "p-entropy")
+    )
+    assert asked == ["p-entropy"] and result.verdict == said and result.supported is supported
+    assert result.to_json()["verdict"] == said and result.passage  # the sentence it rests on
+    # A claim the rules already fail is not put to the model.
+    asked.clear()
+    failed = verifier.check(ClaimInput("d", "Knowledge entropy declines by 97.5 percent.", "p-entropy"))
+    assert not failed.supported and asked == [] and failed.verdict == ""

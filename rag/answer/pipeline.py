@@ -18,8 +18,8 @@ from rag.answer.generate import write
 from rag.answer.listing import listing_sentence
 from rag.answer.prompts import count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
-from rag.answer.trust import Trust, trust_from_settings
-from rag.answer.verdicts import confirm_paper, grade
+from rag.answer.trust import Stance, Trust, trust_from_settings
+from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
 from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
@@ -200,7 +200,7 @@ class Pipeline:
     ) -> dict:
         """The draft through the answer stages, with the model as the confirmer and the grader;
         the papers it confirmed are kept so the eval can judge the same draft again."""
-        confirmed: dict[str, bool] = {}
+        confirmed, entailed = {}, {}  # paper title -> confirmed; entail_key -> the Stance's value
 
         def confirm(ev: Evidence, asked: str) -> bool | None:
             verdict = self.confirm_paper(llm, asked, ev)
@@ -208,15 +208,22 @@ class Pipeline:
                 confirmed[ev.paper.display_title] = verdict
             return verdict
 
+        def entail(claim: str, ev: Evidence) -> Stance | None:
+            key = entail_key(claim, ev)
+            if key not in entailed:
+                said = stance(llm, claim, ev.paper.display_title, ev.paper.abstract)
+                entailed[key] = said.value if said else ""
+            return Stance(entailed[key]) if entailed[key] else None
+
         fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
                        grade=lambda checked: grade(llm, checked.text, intent.question),
-                       confirm=confirm, stages=self.settings.answer_stages)  # fmt: skip
+                       confirm=confirm, stages=self.settings.answer_stages, entail=entail)  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
             fields["trace"] = [passed, *fields.get("trace", [])]
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
-        return fields | {"paper_confirmed": confirmed}
+        return fields | {"paper_confirmed": confirmed, "entailed": entailed}
 
     @cached_property
     def survey(self) -> Survey:

@@ -26,7 +26,7 @@ from rag.answer.citations import render_text, strip_markers
 from rag.answer.clean import clean_draft
 from rag.answer.complete import complete
 from rag.answer.prompts import REFUSAL
-from rag.answer.trust import Checked, Confirm, Refusal, Trust, check_answer
+from rag.answer.trust import Checked, Confirm, Entail, Refusal, Trust, check_answer
 from rag.index.embedding import Embedder
 from rag.questions import Intent
 from rag.search.evidence import Evidence
@@ -47,6 +47,7 @@ class Context:
     trust: Trust
     confirm: Confirm | None = None  # does this source's paper answer the which-paper question?
     grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
+    entail: Entail | None = None  # what does the cited abstract say of the sentence?
 
 
 @dataclass
@@ -90,7 +91,9 @@ class CheckSentences:
     name = "check"
 
     def __call__(self, work: Work, ctx: Context) -> None:
-        checked = check_answer(work.text, ctx.evidence, ctx.embedder, ctx.trust, ctx.intent, ctx.confirm)
+        checked = check_answer(
+            work.text, ctx.evidence, ctx.embedder, ctx.trust, ctx.intent, ctx.confirm, ctx.entail
+        )
         work.checked, work.sentences, work.citations = checked, checked.sentences, checked.citations
         for s in checked.sentences:
             if not s.claim:
@@ -196,6 +199,7 @@ def judge(
     grade: Callable[[Checked], bool | None] | None = None,
     confirm: Confirm | None = None,
     stages: Sequence[str] = STAGES,
+    entail: Entail | None = None,
 ) -> dict:
     """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
     refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
@@ -204,7 +208,7 @@ def judge(
         return refusal_fields(gate) | dict(
             trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
         )
-    ctx = Context(intent, evidence, embedder, trust, confirm, grade)
+    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail)
     return answer_fields(run_stages(draft, ctx, stages))
 
 

@@ -6,7 +6,6 @@ address a claim (the `entailment` check)."""
 from __future__ import annotations
 
 import logging
-from enum import StrEnum
 
 from rag.answer.citations import strip_markers
 from rag.answer.prompts import (
@@ -17,6 +16,7 @@ from rag.answer.prompts import (
     JUDGE_SYSTEM,
     JUDGE_USER,
 )
+from rag.answer.trust.checks import Stance
 from rag.llm import LLM, LLMError
 from rag.search.evidence import Evidence
 from rag.text import plain
@@ -36,12 +36,10 @@ def confirm_paper(llm: LLM, question: str, ev: Evidence) -> bool | None:
     return yes_no(llm, CONFIRM_SYSTEM, user, "confirmation")
 
 
-class Stance(StrEnum):
-    """What an abstract says of a claim."""
-
-    SUPPORTED = "supported"
-    CONTRADICTED = "contradicted"
-    UNSTATED = "unstated"
+def entail_key(claim: str, ev: Evidence) -> str:
+    """How a verdict is kept on the answer (`Answer.entailed`), so the eval judges a draft again
+    without asking the model again."""
+    return f"{ev.paper.id}\t{strip_markers(claim)}"
 
 
 def stance(llm: LLM, claim: str, title: str, abstract: str) -> Stance | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.answer.trust import Trust, has_claim
+from rag.answer.trust import Entail, Stance, Trust, has_claim
 from rag.index.embedding import Embedder
 from rag.index.readers import json_objects
 from rag.index.store import Store
@@ -43,6 +43,7 @@ class ClaimResult:
     passage: str
     checks: list[Check] = field(default_factory=list)
     error: str = ""
+    verdict: str = ""  # the model's stance when asked (`--verdict`): supported, contradicted, unstated
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -72,8 +73,8 @@ def read_claims(path: Path) -> Iterator[ClaimInput]:
 class ClaimVerifier:
     """Checks claims against indexed abstracts; keeps each paper's sentence vectors once."""
 
-    def __init__(self, store: Store, embedder: Embedder, trust: Trust):
-        self.store, self.embedder, self.trust = store, embedder, trust
+    def __init__(self, store: Store, embedder: Embedder, trust: Trust, entail: Entail | None = None):
+        self.store, self.embedder, self.trust, self.entail = store, embedder, trust, entail
         self._evidence: dict[str, Any] = {}
 
     def _paper_for(self, claim: str) -> Paper | None:
@@ -101,7 +102,14 @@ class ClaimVerifier:
         failed = verdict.failed
         reason = "; ".join(c.detail for c in failed) if failed else "every check passed"
         passage = verdict.best.text if verdict.best else ""
-        return ClaimResult(item.id, verdict.passed, reason, paper.id, passage, verdict.checks)
+        said = self.entail(item.claim, ev) if self.entail and verdict.passed else None
+        if said is Stance.CONTRADICTED:
+            reason = "the abstract says otherwise"
+        elif said is Stance.UNSTATED:
+            reason = "every check passed; the abstract does not address it"
+        supported = verdict.passed and said is not Stance.CONTRADICTED
+        return ClaimResult(item.id, supported, reason, paper.id, passage, verdict.checks,
+                           verdict=said.value if said else "")  # fmt: skip
 
     def check_all(self, items: Iterable[ClaimInput]) -> Iterator[ClaimResult]:
         for item in items:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import signal
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -43,6 +45,24 @@ class StoreError(RuntimeError):
 
 class StaleIndexError(StoreError):
     """The index was built with other embedding or chunking settings."""
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Ctrl-C waits until the write inside is done, then interrupts: Chroma's collection stopped
+    in the middle of a write was left unreadable ("Error finding id"). Outside the main thread
+    (the chat page) there is no Ctrl-C to defer."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _client(chroma_dir: Path, chroma_url: str | None):
@@ -272,7 +292,8 @@ class Store:
             for _, m in chunks
         ]
         for start in range(0, len(ids), PAGE):
-            col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
+            with uninterrupted():
+                col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
         meta = {k: v for k, v in (col.metadata or {}).items() if not k.startswith("hnsw:")}
         col.modify(metadata={**meta, "schema": SCHEMA_VERSION})
         log.info("added the filter fields to %d chunks of an older index", len(ids))
@@ -318,15 +339,16 @@ class Store:
             metas += [chunk_meta(paper, paper_hash, c) for c in chunks]
             vectors += list(vecs)
             docs += texts
-        if ids:
-            col.add(ids=ids, embeddings=vectors, documents=docs, metadatas=metas)
-        new = set(ids)
-        for paper, *_ in entries:
-            if paper.id in replacing:
-                old = col.get(where={"paper_id": paper.id}, include=[])["ids"]
-                stale = [i for i in old if i not in new]
-                if stale:
-                    col.delete(ids=stale)
+        with uninterrupted():
+            if ids:
+                col.add(ids=ids, embeddings=vectors, documents=docs, metadatas=metas)
+            new = set(ids)
+            for paper, *_ in entries:
+                if paper.id in replacing:
+                    old = col.get(where={"paper_id": paper.id}, include=[])["ids"]
+                    stale = [i for i in old if i not in new]
+                    if stale:
+                        col.delete(ids=stale)
 
     def update_sources(self, col, paper_id: str, sources: list[str]) -> None:
         got = col.get(where={"paper_id": paper_id}, include=["metadatas"])
@@ -337,10 +359,12 @@ class Store:
                 record["sources"] = sources
                 m["paper"] = json.dumps(record, ensure_ascii=False)
         if got["ids"]:
-            col.update(ids=got["ids"], metadatas=metas)
+            with uninterrupted():
+                col.update(ids=got["ids"], metadatas=metas)
 
     def delete_paper(self, col, paper_id: str) -> None:
-        col.delete(where={"paper_id": paper_id})
+        with uninterrupted():
+            col.delete(where={"paper_id": paper_id})
 
     def drop(self) -> None:
         self._invalidate()

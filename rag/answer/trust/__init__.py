@@ -34,11 +34,12 @@ answers.py the checking of a whole draft (`check_answer`).
 """
 
 from rag.answer.prompts import REFUSAL  # the sentence a refusal shows
-from rag.answer.trust.answers import Confirm, check_answer
+from rag.answer.trust.answers import Confirm, Entail, check_answer
 from rag.answer.trust.checks import (
     DOWN,
     UP,
     Checked,
+    Stance,
     Verdict,
     check_coverage,
     check_direction,
@@ -65,7 +66,7 @@ from rag.answer.trust.rules import (
 )
 
 __all__ = [
-    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Refusal",
+    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Entail", "Stance", "Refusal",
     "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
     "check_polarity", "check_topic", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,10 +20,11 @@ from rag.answer.citations import (  # noqa: I001
     renumber,
     strip_markers,
 )
-from rag.answer.trust.checks import Checked, Verdict, has_claim
+from rag.answer.trust.checks import Checked, Stance, Verdict, has_claim
+from rag.answer.trust.model_checks import Confirm, Entail, paper_answer
 from rag.answer.trust.rules import Trust
 from rag.questions import Intent
-from rag.search.evidence import Evidence, Sentence, best_told, fit
+from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check
 
 
@@ -41,36 +42,6 @@ def _where(ev: Evidence) -> str:
 
 def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
-
-
-# confirm(source, question): does the source's paper answer the question (or the alternative of it
-# that the paper fits)?
-Confirm = Callable[[Evidence, str], "bool | None"]
-
-
-def _paper_answer(
-    described: Sequence[tuple[str, np.ndarray, set[str]]], ev: Evidence, trust: Trust, confirm: Confirm
-) -> tuple[float, Sentence, Check] | None:
-    """Asked which paper, a sentence that names one in the question's own words ("The work by
-    “X” shows that <the question's words>", "It is titled “X” [1]") claims that the paper is what
-    the question describes. The claim checks cannot tell a paraphrase from a detail the paper does
-    not give, so it is checked twice: the paper's best sentence must fit the description (cosine +
-    word overlap >= `min_paper_fit`) and the model, shown the paper's evidence, must confirm it.
-    The sentence shown is then that paper sentence, quoted: the restatement is never shown as a
-    fact. `described`: what the question describes (`Intent.described`) and, asked for
-    papers that do X or Y, each of X and Y: embedded, with their content words; the paper is
-    measured against the one it fits best. Returns (fit, the sentence, the check), or None."""
-    score, asked, vector, words = max(
-        ((max((fit(v, w, s) for s in ev.sentences), default=0.0), q, v, w) for q, v, w in described),
-        key=lambda t: t[0],
-    )
-    # Asked "which papers do X or Y?", a paper doing X is not "the answer" to the whole: the model
-    # is asked about the alternative the paper fits.
-    if score < trust.min_paper_fit or confirm(ev, asked) is not True:
-        return None
-    sentence = best_told(vector, words, ev)
-    detail = f"the model says this paper answers the question (fit {score:.2f})"
-    return score, sentence, Check("paper_fit", True, detail)
 
 
 @dataclass
@@ -91,13 +62,16 @@ class _DraftCheck:
     """The state of checking one draft: what is shown, what is removed, the passage each cited
     source shows, and the heading the current lines sit under."""
 
-    def __init__(self, evidence: Sequence[Evidence], embedder, trust: Trust, intent: Intent, confirm):
+    def __init__(
+        self, evidence: Sequence[Evidence], embedder, trust: Trust, intent: Intent, confirm, entail=None
+    ):
         self.offered = {ev.number: ev for ev in evidence}
         self.titles = {n: ev.paper.title for n, ev in self.offered.items() if ev.paper.title}
         self.embedder, self.trust, self.intent, self.confirm = embedder, trust, intent, confirm
         self.asked = intent.words if intent.asks_for_paper else frozenset()
         self.one_paper = bool(self.asked) and not intent.asks_for_papers
         self.can_confirm = confirm is not None and "paper_fit" in trust.checks
+        self.entail = entail if "entailment" in trust.checks else None
         self.meta = tx.naming_stems()
         self.invented = 0
         self.shown: list[AnswerSentence] = []
@@ -130,7 +104,7 @@ class _DraftCheck:
         """Show the named paper's quoted sentence instead, if it fits and the model confirms it."""
         if n in self.rescued:  # the paper is already shown with its quote
             return True
-        paper = _paper_answer(self.described, self.offered[n], self.trust, self.confirm)
+        paper = paper_answer(self.described, self.offered[n], self.trust, self.confirm)
         if paper is None:
             return False
         score, quoted, check = paper
@@ -201,9 +175,20 @@ class _DraftCheck:
             if v.best is not None and n not in self.passage:
                 self.passage[n] = (v.score, v.best)
         score = max(verdicts[n].score for n in good)
-        self.shown.append(
-            AnswerSentence(piece.sentence, good, True, score, attributed, verdicts[good[0]].checks)
-        )
+        checks = list(verdicts[good[0]].checks)
+        said = self.entail(piece.claim, self.offered[good[0]]) if self.entail else None
+        if said is not None:
+            best, where = verdicts[good[0]].best, _where(self.offered[good[0]])
+            quote = f": “{best.text}”" if best is not None else ""
+            if said is Stance.CONTRADICTED:
+                failed = Check("entailment", False, f"{where} says otherwise{quote}")
+                self.removed.append(
+                    AnswerSentence(piece.sentence, [], False, score, False, [*checks, failed])
+                )
+                return True  # handled: removed with the reason
+            detail = "" if said is Stance.SUPPORTED else f"{where} does not address it"
+            checks.append(Check("entailment", said is Stance.SUPPORTED, detail))
+        self.shown.append(AnswerSentence(piece.sentence, good, True, score, attributed, checks))
         self.supported.append(piece.claim)
         return True
 
@@ -272,6 +257,7 @@ def check_answer(
     trust: Trust,
     intent: Intent,
     confirm: Confirm | None = None,
+    entail: Entail | None = None,
 ) -> Checked:
     """Check every sentence of `draft` against the sources it cites. A sentence whose cited
     source fails a check is given to another offered source that passes all of them (small
@@ -285,8 +271,8 @@ def check_answer(
     the paper is about what the question asks. A sentence that only names a paper in the
     question's words says nothing the checks can test but the name: asked for one paper, it is
     put to `confirm` (the model: is this paper the answer to the question?) instead; asked for
-    several, when it fails the checks. See `_paper_answer`."""
-    state = _DraftCheck(evidence, embedder, trust, intent, confirm)
+    several, when it fails the checks. See `model_checks.paper_answer`."""
+    state = _DraftCheck(evidence, embedder, trust, intent, confirm, entail)
     lines = [name_noun_markers(attach_trailing_markers(line), state.titles) for line in draft.splitlines()]
     queue = deque(state.prepared([s for line in lines for s in tx.sentences(line)], True))
     while queue:

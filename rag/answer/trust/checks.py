@@ -6,12 +6,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
 from rag import text as tx
 from rag.search.evidence import Sentence
 from rag.types import AnswerSentence, Check, Citation
+
+
+class Stance(StrEnum):
+    """What an abstract says of a claim (the model's verdict, `rag.answer.verdicts.stance`)."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    UNSTATED = "unstated"
+
 
 _NEGATION = re.compile(
     r"\b(not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|without|"

@@ -25,7 +25,7 @@ CLAIM_CHECKS = tuple(_DEFAULTS["claim_checks"].default)
 RULES = tuple(_DEFAULTS["abstention_rules"].default)
 PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 # Checks of a sentence as a whole, not run against one passage by `Trust.verify` (rag/answer/trust/answers.py).
-SENTENCE_CHECKS = ("paper_fit",)
+SENTENCE_CHECKS = ("paper_fit", "entailment")  # judged by the model in answers.py, not in `verify`
 
 REASONS = {
     "low_relevance": "no indexed passage is close enough to the question",
