@@ -88,7 +88,9 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     asks = _ASKS_FOR_PAPER.search(text)
     survey = _SURVEY.search(text)
     several = bool(survey) or (
-        bool(asks) and asks.group(1).lower() in ("papers", "works", "studies", "articles", "submissions")
+        bool(asks)
+        and (asks.group(1) or asks.group(2)).lower()
+        in ("papers", "works", "studies", "articles", "submissions")
     )
     asks = asks or survey
     points = _points_at_paper(text, bool(asks))
@@ -132,8 +134,15 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
 
 # ---- what is asked for
 
+# "Which paper", and with up to three words saying what kind ("Which offline RL paper ..."); not
+# "works" after such words ("What learning rate works best?" asks for no paper).
+_KIND_WORD = (
+    r"(?!(?:is|are|was|were|does|do|did|has|have|the|a|an|this|that|these|those|of|in|on|for|to|by|"
+    r"with|from|its|their|papers?|works?|stud(?:y|ies)|articles?|submissions)\b)[\w-]+ "
+)
 _ASKS_FOR_PAPER = re.compile(
-    r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )(papers?|works?|stud(?:y|ies)|articles?|submissions)\b",
+    r"\b(?:(?:which|what) |(?:is|are) there (?:a |an |any )?|any )"
+    rf"(?:(papers?|works?|stud(?:y|ies)|articles?|submissions)|(?:{_KIND_WORD}){{1,3}}(papers?|stud(?:y|ies)|articles?|submissions))\b",
     re.I,
 )
 # Other ways to ask for every paper on something: "What is there on X?", "List the papers on X",

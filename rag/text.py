@@ -345,6 +345,13 @@ def _coined(token: str) -> bool:
     return is_name(token) or bool(re.fullmatch(r"[A-Z][a-z]{3,}", token))
 
 
+def without_titles(sentence: str, titles: Sequence[str]) -> str:
+    """The sentence without the paper titles it names (in any quotes, or none)."""
+    for title in titles:
+        sentence = re.sub(r"[\"“”'‘’]?" + re.escape(title) + r"[\"“”'‘’]?", " ", sentence, flags=re.I)
+    return re.sub(r"\s+", " ", sentence).strip()
+
+
 def coined_name(title: str, abstract: str) -> str:
     """What the paper calls its method, model or dataset ("GameOpt"); "" when it names none."""
     head = re.match(r"\s*([^:]{2,40}):", title)

@@ -20,6 +20,13 @@ from tests.conftest import make_pipeline
         ("Are there studies on knowledge entropy?", Kind.SEVERAL_PAPERS),
         ("What accuracy does the router reach compared with a dense baseline?", Kind.COMPARISON),
         ("How does the method fare versus plain fine-tuning?", Kind.COMPARISON),
+        # The kind of paper said before "paper": still a which-paper question.
+        ("Which graph learning paper routes messages along random walks?", Kind.WHICH_PAPER),
+        ("Which offline RL paper prunes its dataset?", Kind.WHICH_PAPER),
+        ("Which recent papers study data pruning?", Kind.SEVERAL_PAPERS),
+        # "works" as a verb and "the study" as a subject ask for no paper.
+        ("What learning rate works best for the optimizer?", Kind.ONE_PAPER),
+        ("What dataset does the study evaluate on?", Kind.ONE_PAPER),
     ],
 )
 def test_the_kind_of_a_question(question, kind):

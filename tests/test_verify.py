@@ -24,7 +24,7 @@ from rag.answer.trust import check_answer as _check_answer
 from rag.questions import parse
 from rag.search.evidence import evidence_for
 from rag.text import content_words, shared_names
-from rag.types import AnswerSentence, Chunk, Paper, Passage, SearchResult
+from rag.types import AnswerSentence, Chunk, Citation, Paper, Passage, SearchResult
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -205,6 +205,20 @@ def test_refusal_rules():
     assert (
         graded.without("judged_unanswered").after_generation("x", backed, parse("q"), lambda c: False) is None
     )
+
+
+@pytest.mark.parametrize(
+    "question,refused",
+    [
+        ("Which four benchmarks evaluate the retrieval memory?", True),  # the title is not a benchmark
+        ("Which paper evaluates a retrieval memory on four benchmarks?", False),  # the title is the answer
+    ],
+)
+def test_a_title_answers_only_a_question_that_asks_for_a_paper(question, refused):
+    title = "Memory Retrieval for Long Videos"
+    said = _shown(f"The four benchmarks evaluating the retrieval memory are “{title}” [1].")
+    cited = [Citation(1, "p1", title, "", [], "", 0, 0, 1.0)]
+    assert restates_question(parse(question), Checked("", said, [], cited, 0, ["x"])) is refused
 
 
 def test_numbers_derived_from_the_source_by_arithmetic_pass():

@@ -191,3 +191,21 @@ def test_papers_doing_one_thing_or_another_are_both_found_and_named(pipeline):
     assert not answer.abstained, answer.abstain_reason
     assert {"dWsdJAXjQD", "dTGH9vUVdf"} <= {c.paper_id for c in answer.citations}, answer.text
     assert "ImProver" in answer.text and "FreeVS" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "paper_id,claim,expected",
+    [
+        # True, with a negative word: "no training" is what "training-free" says.
+        ("dGVZwyq5tV", "TEAL needs no training to make the activations of large language models sparse.", "supported"),
+        # Says the opposite without a "not": the abstract finds sinks do not emerge there.
+        ("78Nn4QJTEN", "Attention sinks still appear when softmax attention is replaced by sigmoid attention "
+                       "without normalization.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_the_default_model_judges_a_claim_against_its_abstract(pipeline, paper_id, claim, expected):
+    from rag.answer.verdicts import stance
+
+    paper = pipeline.store.papers([paper_id])[paper_id]
+    said = stance(pipeline.llm(), claim, paper.display_title, paper.abstract)
+    assert said is not None and said.value == expected

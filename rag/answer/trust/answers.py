@@ -4,7 +4,6 @@ it cites (or moved to one that passes), failures removed and kept with their rea
 from __future__ import annotations
 
 import functools
-import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,13 +25,6 @@ from rag.answer.trust.rules import Trust
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check
-
-
-def _unquote_titles(sentence: str, titles: Sequence[str]) -> str:
-    """The sentence without the paper titles it names (in any quotes, or none)."""
-    for title in titles:
-        sentence = re.sub(r"[\"“”'‘’]?" + re.escape(title) + r"[\"“”'‘’]?", " ", sentence, flags=re.I)
-    return re.sub(r"\s+", " ", sentence).strip()
 
 
 def _where(ev: Evidence) -> str:
@@ -89,7 +81,7 @@ class _DraftCheck:
         plain = [strip_markers(t) for t in texts]
         # A paper named by its title is backed by that title; the rest of the sentence is checked.
         named = [[n for n, t in self.titles.items() if t.lower() in p.lower()] for p in plain]
-        claims = [_unquote_titles(p, [self.titles[n] for n in ns]) for p, ns in zip(plain, named)]
+        claims = [tx.without_titles(p, [self.titles[n] for n in ns]) for p, ns in zip(plain, named)]
         vectors = np.asarray(self.embedder.embed_batch(claims), dtype=np.float32) if claims else []
         return [_Piece(*row, whole) for row in zip(texts, plain, claims, named, vectors)]
 

@@ -209,9 +209,13 @@ def _shown_claims(checked: Checked) -> list[str]:
 
 def restates_question(intent: Intent, checked: Checked) -> bool:
     """Every shown sentence says only what the question said ("What temperature is used in X?"
-    -> "The temperature is used in X [1]."): no content word beyond the question's, a paper's
-    title counting as new. A yes/no question may be answered in its own words."""
+    -> "The temperature is used in X [1]."): no content word beyond the question's. A paper's
+    title counts as new only when the question asks for a paper: "The datasets used are
+    “<title>” [1]." names no dataset. A yes/no question may be answered in its own words."""
     claims = _shown_claims(checked)
+    if not intent.asks_for_paper:
+        titles = [cited.title for cited in checked.citations]
+        claims = [tx.without_titles(c, titles) for c in claims]
     if intent.yes_no or not claims:
         return False
     asked = intent.words | tx.meta_stems()
