@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from eval.gold import read_jsonl
-from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM
+from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, ENTAIL_SYSTEM, JUDGE_SYSTEM
 from rag.answer.trust import REASONS
 from rag.llm.base import LLM, LLMError, Message
 
@@ -68,6 +68,11 @@ class ReplayLLM(LLM):
         prompt = messages[-1]["content"]
         if messages[0]["content"] == CONFIRM_SYSTEM:
             yield from self._confirm(messages, max_tokens=max_tokens)
+            return
+        if messages[0]["content"] == ENTAIL_SYSTEM:  # the verdict on one sentence: the live model's
+            if self.live is None:
+                raise LLMError("no live model for the entailment verdict")
+            yield from self.live().stream(messages, max_tokens=max_tokens, temperature=0.0)
             return
         question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
         if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any

@@ -180,7 +180,7 @@ class System:
                 grade=lambda _: reply.judged,
                 confirm=lambda ev, _asked: reply.paper_confirmed.get(ev.paper.display_title),
                 stages=[s for s in stages if s != name],
-                entail=lambda claim, ev: (
+                entail=lambda claim, _passage, ev: (
                     Stance(v) if (v := reply.entailed.get(entail_key(claim, ev))) else None
                 ),
             )

@@ -244,9 +244,10 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help='Print one JSON object {"results": [...]}.'),
     as_jsonl: bool = typer.Option(False, "--jsonl", help="Print one JSON line per claim."),
     verdict: bool = typer.Option(
-        False,
-        "--verdict",
-        help="Also ask the model whether the abstract supports, contradicts or does not address it.",
+        True,
+        "--verdict/--no-verdict",
+        help="After the rule checks pass, ask the model whether the abstract supports, contradicts or "
+        "does not address the claim (about 2 s a claim); --no-verdict: the rule checks only.",
     ),
 ) -> None:
     """Check claims against the indexed abstracts: numbers, names, negations, directions, topic."""
@@ -262,8 +263,8 @@ def verify(
     if verdict:
         from rag.answer.verdicts import stance
 
-        def entail(text, ev):
-            return stance(pipeline.llm(), text, ev.paper.display_title, ev.paper.abstract)
+        def entail(text, passage, ev):
+            return stance(pipeline.llm(), text, ev.paper.display_title, passage)
 
     verifier = ClaimVerifier(pipeline.store, pipeline.embedder, pipeline.trust, entail=entail)
     if claims_file is not None:

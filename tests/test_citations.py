@@ -309,7 +309,7 @@ def test_the_entailment_verdict_removes_a_contradicted_sentence_and_marks_an_uns
     embedder, evidence = _evidence()
     asked = []
 
-    def entail(claim, ev):
+    def entail(claim, passage, ev):
         asked.append((claim, ev.paper.id))
         return Stance(said)
 

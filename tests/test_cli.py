@@ -93,7 +93,9 @@ def test_env_example_lists_every_setting():
 
 def test_verify_one_claim_and_a_claims_file_with_bad_lines(env, tmp_path):
     assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
-    ok = runner.invoke(app, ["verify", "We release a large dataset of bird song recordings.", "--json"])
+    ok = runner.invoke(
+        app, ["verify", "We release a large dataset of bird song recordings.", "--json", "--no-verdict"]
+    )
     assert ok.exit_code == 0, ok.output
     result = json.loads(ok.stdout)["results"][0]
     assert result["supported"] is True and result["paper_id"] == "A1"
@@ -106,7 +108,7 @@ def test_verify_one_claim_and_a_claims_file_with_bad_lines(env, tmp_path):
         '{"id": "c3", "claim": "Bird song recordings are released.", "paper_id": "ZZ"}\n'
         '{"id": "c4", "claim": "We do not compress language model weights.", "paper_id": "B2"}\n'
     )
-    out = runner.invoke(app, ["verify", "--claims", str(claims), "--jsonl"])
+    out = runner.invoke(app, ["verify", "--claims", str(claims), "--jsonl", "--no-verdict"])
     assert out.exit_code == 1  # some lines were bad; the others were still judged
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     by_id = {r["id"]: r for r in rows}

@@ -6,7 +6,14 @@ import json
 import pytest
 
 from eval.replay import ReplayLLM
-from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, JUDGE_SYSTEM, JUDGE_USER
+from rag.answer.prompts import (
+    CONFIRM_SYSTEM,
+    CONFIRM_USER,
+    ENTAIL_SYSTEM,
+    ENTAIL_USER,
+    JUDGE_SYSTEM,
+    JUDGE_USER,
+)
 from rag.llm import LLMError
 from tests.fakes import FakeLLM
 
@@ -45,6 +52,16 @@ def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp
     # Older runs stored the answer to another prompt (`confirmed`): not replayed.
     with pytest.raises(LLMError, match="no stored confirmation"):
         ReplayLLM(_run(tmp_path, confirmed={TITLE: True})).complete(_confirm())
+
+
+def test_the_entailment_verdict_a_run_never_asked_goes_to_the_live_model(tmp_path):
+    user = ENTAIL_USER.format(title=TITLE, passage="It is training-free.", claim="It needs no training.")
+    asked = [{"role": "system", "content": ENTAIL_SYSTEM}, {"role": "user", "content": user}]
+    live = FakeLLM(["SUPPORTED"])
+    assert ReplayLLM(_run(tmp_path), live=lambda: live).complete(asked) == "SUPPORTED"
+    assert live.prompts == [asked]
+    with pytest.raises(LLMError, match="no live model"):
+        ReplayLLM(_run(tmp_path)).complete(asked)
 
 
 def test_a_run_with_several_configurations_is_not_replayed_as_one(tmp_path):

@@ -344,14 +344,16 @@ def test_the_model_stance_on_a_claim_is_read_from_its_one_word_reply(reply, expe
     assert "40%" in prompt and "[1]" not in prompt
 
 
-@pytest.mark.parametrize("said,supported", [("contradicted", False), ("unstated", True), ("supported", True)])
+@pytest.mark.parametrize(
+    "said,supported", [("contradicted", False), ("unstated", False), ("supported", True)]
+)
 def test_verify_gives_the_models_verdict_after_the_rules_pass(indexed, embedder, said, supported):
     from rag.answer.trust import Stance, Trust
     from rag.answer.verify import ClaimInput, ClaimVerifier
 
     asked = []
 
-    def entail(claim, ev):
+    def entail(claim, passage, ev):
         asked.append(ev.paper.id)
         return Stance(said)
 
@@ -365,3 +367,19 @@ def test_verify_gives_the_models_verdict_after_the_rules_pass(indexed, embedder,
     asked.clear()
     failed = verifier.check(ClaimInput("d", "Knowledge entropy declines by 97.5 percent.", "p-entropy"))
     assert not failed.supported and asked == [] and failed.verdict == ""
+
+
+def test_with_the_verdict_on_the_model_judges_negation_instead_of_the_word_check():
+    from rag.answer.trust import Trust
+
+    emb = FakeEmbedder()
+    claim = "TEAL needs no training to sparsify activations."
+    ev = evidence_for(
+        Paper("t", "TEAL is a training-free method that sparsifies activations.", title="TEAL"), emb
+    )
+    words_only = Trust().verify(claim, np.asarray(emb.embed(claim)), ev, whole=True)
+    with_model = Trust(checks=(*Trust().checks, "entailment")).verify(
+        claim, np.asarray(emb.embed(claim)), ev, whole=True
+    )
+    assert "polarity" in [c.name for c in words_only.checks]
+    assert "polarity" not in [c.name for c in with_model.checks]

@@ -208,10 +208,10 @@ class Pipeline:
                 confirmed[ev.paper.display_title] = verdict
             return verdict
 
-        def entail(claim: str, ev: Evidence) -> Stance | None:
+        def entail(claim: str, passage: str, ev: Evidence) -> Stance | None:
             key = entail_key(claim, ev)
             if key not in entailed:
-                said = stance(llm, claim, ev.paper.display_title, ev.paper.abstract)
+                said = stance(llm, claim, ev.paper.display_title, passage)
                 entailed[key] = said.value if said else ""
             return Stance(entailed[key]) if entailed[key] else None
 

@@ -55,7 +55,7 @@ ENTAIL_SYSTEM = (
     "UNSTATED if the abstract says neither."
 )
 ENTAIL_USER = """Abstract of "{title}":
-{abstract}
+{passage}
 
 Claim: {claim}
 SUPPORTED, CONTRADICTED or UNSTATED?"""

@@ -42,10 +42,13 @@ def entail_key(claim: str, ev: Evidence) -> str:
     return f"{ev.paper.id}\t{strip_markers(claim)}"
 
 
-def stance(llm: LLM, claim: str, title: str, abstract: str) -> Stance | None:
-    """Whether the abstract supports, contradicts or does not address `claim`; None when the
-    model failed or replied something else."""
-    user = ENTAIL_USER.format(title=title, abstract=plain(abstract), claim=strip_markers(claim))
+def stance(llm: LLM, claim: str, title: str, passage: str) -> Stance | None:
+    """Whether `passage` (the sentences of the paper's abstract that best match the claim)
+    supports, contradicts or does not address `claim`; None when the model failed or replied
+    something else. Shown those sentences, the default model judged dev claims better than shown
+    the whole abstract, and without evaluating each abstract first (docs/evaluation.md,
+    "Contradictions")."""
+    user = ENTAIL_USER.format(title=title, passage=plain(passage), claim=strip_markers(claim))
     messages = [{"role": "system", "content": ENTAIL_SYSTEM}, {"role": "user", "content": user}]
     try:
         reply = llm.complete(messages, max_tokens=4, temperature=0.0).strip().upper()

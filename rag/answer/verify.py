@@ -9,7 +9,7 @@ naming the line; the other claims are still judged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,10 @@ class ClaimVerifier:
     """Checks claims against indexed abstracts; keeps each paper's sentence vectors once."""
 
     def __init__(self, store: Store, embedder: Embedder, trust: Trust, entail: Entail | None = None):
+        """`entail`: the model's verdict, asked once the rule checks pass (it then judges negation
+        in place of the polarity check, as in answers)."""
+        if entail is not None and "entailment" not in trust.checks:
+            trust = replace(trust, checks=(*trust.checks, "entailment"))
         self.store, self.embedder, self.trust, self.entail = store, embedder, trust, entail
         self._evidence: dict[str, Any] = {}
 
@@ -102,12 +106,17 @@ class ClaimVerifier:
         failed = verdict.failed
         reason = "; ".join(c.detail for c in failed) if failed else "every check passed"
         passage = verdict.best.text if verdict.best else ""
-        said = self.entail(item.claim, ev) if self.entail and verdict.passed else None
+        said = (
+            self.entail(item.claim, verdict.passage, ev)
+            if self.entail and verdict.passed and verdict.passage
+            else None
+        )
         if said is Stance.CONTRADICTED:
             reason = "the abstract says otherwise"
         elif said is Stance.UNSTATED:
             reason = "every check passed; the abstract does not address it"
-        supported = verdict.passed and said is not Stance.CONTRADICTED
+        # A claim is verified when the abstract says it: one it does not address is not.
+        supported = verdict.passed and said in (None, Stance.SUPPORTED)
         return ClaimResult(item.id, supported, reason, paper.id, passage, verdict.checks,
                            verdict=said.value if said else "")  # fmt: skip
 

@@ -158,3 +158,45 @@ def test_a_filter_and_a_full_height_page(server, request, tmp_path):
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 10_000
         browser.close()
+
+
+# Records when the survey list first appears, and when the model's draft does.
+WATCH_LIST = """() => {
+  window.cwSeen = {};
+  const chat = document.querySelector('#cw-chat');
+  new MutationObserver(() => {
+    const now = performance.now();
+    if (!window.cwSeen.list && chat.querySelector('.cw-list')) window.cwSeen.list = now;
+    if (!window.cwSeen.draft && chat.innerText.includes('Draft — being checked')) window.cwSeen.draft = now;
+  }).observe(chat, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def test_a_survey_list_is_shown_before_the_model_writes(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-status", timeout=60_000)
+        page.evaluate(WATCH_LIST)
+        box = page.get_by_role("textbox").first
+        box.fill("Which papers study attention sinks?")
+        page.evaluate("() => { window.cwAsked = performance.now(); }")
+        box.press("Enter")
+        page.wait_for_selector("#cw-chat .cw-list", timeout=60_000)
+        seen = page.evaluate(
+            "() => ({list: window.cwSeen.list - window.cwAsked, draft: window.cwSeen.draft})"
+        )
+        assert seen["list"] <= 1000, seen  # the list comes from the index, not from the model
+        assert seen["draft"] is None, seen
+        rows = page.locator("#cw-chat .cw-list tr").count() - 1  # the header row
+        assert rows >= 1 and "Attention Sink" in page.locator("#cw-chat .cw-list").inner_text()
+        # Wait for the model, so the page is idle for whatever runs next.
+        page.wait_for_function(
+            "() => !['being written', 'being checked'].some(t =>"
+            " document.querySelector('#cw-chat').innerText.includes(t))",
+            timeout=240_000,
+        )
+        browser.close()

@@ -196,8 +196,9 @@ def test_papers_doing_one_thing_or_another_are_both_found_and_named(pipeline):
 @pytest.mark.parametrize(
     "paper_id,claim,expected",
     [
-        # True, with a negative word: "no training" is what "training-free" says.
-        ("dGVZwyq5tV", "TEAL needs no training to make the activations of large language models sparse.", "supported"),
+        # True, with a negative word: "not" or "without" alone is no contradiction.
+        ("dGVZwyq5tV", "TEAL reaches 40-50% model-wide sparsity without any training.", "supported"),
+        ("78Nn4QJTEN", "Attention sinks are not limited to large models; they exist even in small ones.", "supported"),
         # Says the opposite without a "not": the abstract finds sinks do not emerge there.
         ("78Nn4QJTEN", "Attention sinks still appear when softmax attention is replaced by sigmoid attention "
                        "without normalization.", "contradicted"),
@@ -205,7 +206,13 @@ def test_papers_doing_one_thing_or_another_are_both_found_and_named(pipeline):
 )  # fmt: skip
 def test_the_default_model_judges_a_claim_against_its_abstract(pipeline, paper_id, claim, expected):
     from rag.answer.verdicts import stance
+    from rag.answer.verify import ClaimInput, ClaimVerifier
 
-    paper = pipeline.store.papers([paper_id])[paper_id]
-    said = stance(pipeline.llm(), claim, paper.display_title, paper.abstract)
-    assert said is not None and said.value == expected
+    # As `citewise verify` asks it: after the rule checks, on the sentence that best matches.
+    def entail(text, passage, ev):
+        return stance(pipeline.llm(), text, ev.paper.display_title, passage)
+
+    verifier = ClaimVerifier(pipeline.store, pipeline.embedder, pipeline.trust, entail=entail)
+    result = verifier.check(ClaimInput("c", claim, paper_id))
+    assert result.verdict == expected, result
+    assert result.supported is (expected == "supported")

@@ -168,9 +168,10 @@ class _DraftCheck:
                 self.passage[n] = (v.score, v.best)
         score = max(verdicts[n].score for n in good)
         checks = list(verdicts[good[0]].checks)
-        said = self.entail(piece.claim, self.offered[good[0]]) if self.entail else None
+        best, passage = verdicts[good[0]].best, verdicts[good[0]].passage
+        said = self.entail(piece.claim, passage, self.offered[good[0]]) if self.entail and passage else None
         if said is not None:
-            best, where = verdicts[good[0]].best, _where(self.offered[good[0]])
+            where = _where(self.offered[good[0]])
             quote = f": “{best.text}”" if best is not None else ""
             if said is Stance.CONTRADICTED:
                 failed = Check("entailment", False, f"{where} says otherwise{quote}")

@@ -223,12 +223,19 @@ def support_score(claim_vector: np.ndarray, claim_words: set[str], sentence: Sen
 
 @dataclass
 class Verdict:
-    """A claim against one source: the checks, the best-matching sentence and its support."""
+    """A claim against one source: the checks, the best-matching sentence and its support, and
+    the sentences the model's verdict reads (`passage`)."""
 
     number: int
     checks: list[Check]
     best: Sentence | None
     score: float
+    close: tuple[Sentence, ...] = ()  # the best-matching sentences, in the abstract's order
+
+    @property
+    def passage(self) -> str:
+        """What the `entailment` verdict is asked about: a claim often joins two sentences."""
+        return " ".join(s.text for s in self.close)
 
     @property
     def passed(self) -> bool:

@@ -16,8 +16,9 @@ from rag.types import Check
 # confirm(source, question): does the source's paper answer the question (or the alternative of it
 # that the paper fits)?
 Confirm = Callable[[Evidence, str], "bool | None"]
-# entail(claim, source): what the source's abstract says of the claim (the `entailment` check)
-Entail = Callable[[str, Evidence], "Stance | None"]
+# entail(claim, passage, source): what the passage (the sentence of the source's abstract that best
+# matches the claim) says of the claim (the `entailment` check)
+Entail = Callable[[str, str, Evidence], "Stance | None"]
 
 
 def paper_answer(

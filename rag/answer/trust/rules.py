@@ -26,6 +26,8 @@ RULES = tuple(_DEFAULTS["abstention_rules"].default)
 PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
 # Checks of a sentence as a whole, not run against one passage by `Trust.verify` (rag/answer/trust/answers.py).
 SENTENCE_CHECKS = ("paper_fit", "entailment")  # judged by the model in answers.py, not in `verify`
+# Sentences of the source the `entailment` verdict reads (`Verdict.passage`).
+PASSAGE_SENTENCES = 2
 
 REASONS = {
     "low_relevance": "no indexed passage is close enough to the question",
@@ -108,6 +110,8 @@ class Trust:
         words = tx.content_words(claim)
         scored = [(ck.support_score(vector, words, s), s) for s in shown]
         score, best = max(scored, key=lambda t: t[0]) if scored else (0.0, None)
+        ranked = sorted(scored, key=lambda t: -t[0])[:PASSAGE_SENTENCES]
+        close = tuple(sorted((s for _, s in ranked), key=lambda s: s.start))
         best_text = best.text if best else ""
         run = {
             "numbers": lambda: ck.check_numbers(claim, passage),
@@ -124,8 +128,11 @@ class Trust:
                 else f"the source is about something else ({score:.2f})",
             ),
         }
-        checks = [run[name]() for name in self.checks if name not in SENTENCE_CHECKS]
-        return ck.Verdict(source.number, checks, best, round(score, 4))
+        # With the model's verdict on, it judges negation: the word-level polarity check also flags
+        # true sentences that use a negative word truthfully ("needs no training" for "training-free").
+        judged = SENTENCE_CHECKS + (("polarity",) if "entailment" in self.checks else ())
+        checks = [run[name]() for name in self.checks if name not in judged]
+        return ck.Verdict(source.number, checks, best, round(score, 4), close)
 
     # ---- rules
 
