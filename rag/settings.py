@@ -126,7 +126,7 @@ class Settings(BaseSettings):
         "the question describes) reaches this (the paper_fit check).",
     )
     claim_checks: list[str] = Field(
-        ["numbers", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
+        ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
         "(rag/answer/trust/); a JSON list. Available and off: `topic` (a sentence repeating two or more "
         "of the question's words must cite a paper holding most of them) and `entailment` (after the "

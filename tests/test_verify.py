@@ -67,6 +67,32 @@ def test_numbers(claim, source, passed):
         assert "89.15" in check.detail or "1.63" in check.detail or "6900" in check.detail
 
 
+SCORES = "The model reaches 71.2% accuracy on ImageNet and 48.5% on ObjectNet, using two encoders and six decoders."
+
+
+@pytest.mark.parametrize(
+    "claim,passed",
+    [
+        ("The model reaches 71.2% accuracy on ImageNet.", True),
+        ("On ObjectNet the model reaches 48.5%.", True),  # the words before a number are not checked
+        ("The model uses six decoders and two encoders.", True),  # reordered, each number kept
+        ("The model reaches 48.5% accuracy on ImageNet.", False),  # another number's quantity
+        ("The model uses six encoders.", False),
+        (
+            "The model reaches 71.2% top-1 on a new benchmark.",
+            True,
+        ),  # words the source never ties to a number
+    ],
+)
+def test_quantities_a_number_keeps_what_it_measures(claim, passed):
+    from rag.answer.trust.checks import check_quantities
+
+    check = check_quantities(claim, SCORES)
+    assert check.passed is passed, check
+    if not passed:
+        assert "the source gives" in check.detail
+
+
 @pytest.mark.parametrize(
     ("claim", "source", "passed"),
     [
@@ -152,7 +178,7 @@ def test_similarity_flags_another_papers_sentence_and_no_check_is_skipped_for_sh
     # A two-word claim with a wrong number is still checked.
     assert not verdict("Accuracy 91.2%.").passed
     assert not has_claim("Yes.") and has_claim("Accuracy 91.2%.")
-    every = ["numbers", "names", "polarity", "direction", "coverage", "similarity"]
+    every = ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity"]
     assert [c.name for c in verdict(RRM).checks] == every
     less = trust.without("names").verify(RRM, np.asarray(emb.embed(RRM)), ev)
     assert [c.name for c in less.checks] == [n for n in every if n != "names"]

@@ -3,6 +3,7 @@ whether an answer is shown at all.
 
 Claim checks (each a small function returning a `Check`, recorded per sentence):
   numbers     every number in the claim occurs in the cited passage
+  quantities  each number measures what the passage says it measures (not another number's words)
   names       every method/model/dataset name in the claim occurs in the cited passage
   polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)

@@ -123,6 +123,21 @@ def check_numbers(claim: str, passage: str) -> Check:
     return Check("numbers", True)
 
 
+def check_quantities(claim: str, passage: str) -> Check:
+    """Each number measures what the passage says it measures: a number whose words in the claim
+    ("3.0% gain on Commonsense") follow another number of the passage, and never this one
+    ("1.1% gain on Commonsense, 3.0% on MMLU"), was moved from one quantity to another."""
+    stated = tx.quantities(passage)
+    for number, what, words in tx.quantities(claim):
+        own = [w for n, w, _ in stated if n == number]
+        if not what or not own or any(not w or w & what for w in own):
+            continue
+        other = next((n for n, w, _ in stated if n != number and w & what), None)
+        if other is not None:
+            return Check("quantities", False, f"the source gives {other}, not {number}, for “{words}”")
+    return Check("quantities", True)
+
+
 def check_names(claim: str, passage: str, subject: Sequence[str] = (), paper: str = "") -> Check:
     """The claim's names are in the passage; the `subject` names a heading above the claim gives
     ("The two steps of LoLCATs are:") are in the `paper` (title and abstract)."""

@@ -115,6 +115,7 @@ class Trust:
         best_text = best.text if best else ""
         run = {
             "numbers": lambda: ck.check_numbers(claim, passage),
+            "quantities": lambda: ck.check_quantities(claim, passage),
             "names": lambda: ck.check_names(claim, passage, subject, source.paper.text),
             "polarity": lambda: ck.check_polarity(claim, best_text),
             "direction": lambda: ck.check_direction(claim, best_text),
