@@ -130,8 +130,10 @@ class Settings(BaseSettings):
         description="Checks every answer sentence must pass against the passage it cites "
         "(rag/answer/trust/); a JSON list. Available and off: `topic` (a sentence repeating two or more "
         "of the question's words must cite a paper holding most of them) and `entailment` (after the "
-        "other checks, the model judges the sentence against the cited abstract: a contradicted one is "
-        "removed, an unstated one marked).",
+        "other checks, the model judges the sentence against the sentences of the cited abstract that "
+        "match it best, in place of `polarity`: a contradicted one is removed, an unstated one marked; "
+        "off because on the dev answers it removed true answers, docs/evaluation.md; `citewise verify` "
+        "uses it).",
     )
     abstention_rules: list[str] = Field(
         [
