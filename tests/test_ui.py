@@ -119,6 +119,10 @@ def test_filters_from_the_settings_panel_reach_the_search(indexed, embedder):
     list(respond("knowledge entropy", [], 3, "auto", 0.0, [], ["ICLR 2025"], [], ["oral", "poster"],
                  pipeline=pipeline))  # fmt: skip
     assert seen[0] == {"venue": ("iclr 2025",), "status": ("oral", "poster")}
+    seen.clear()
+    list(respond("knowledge entropy", [], 3, "auto", 0.0, [], None, None, None, ["optimization"],
+                 pipeline=pipeline))  # fmt: skip
+    assert seen[0] and "area" in seen[0], seen
 
 
 def test_labels_use_no_emoji_that_chromium_lacks(indexed, embedder):

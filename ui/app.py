@@ -133,11 +133,12 @@ def respond(
     venue: list[str] | None = None,
     year: list[str] | None = None,
     status: list[str] | None = None,
+    area: list[str] | None = None,
     *,
     pipeline: Pipeline,
 ) -> Iterator[tuple[list[Message], list[Turn]]]:
     """Yield (assistant messages, turns): sources first, then the streamed answer, then the
-    rendered answer with citations. `venue`, `year` and `status` (the settings panel's choices)
+    rendered answer with citations. `venue`, `year`, `status` and `area` (the settings panel's choices)
     keep the sources within them. Never raises: errors become a friendly message."""
     # The chat may have been cleared or retried: keep only turns that are still on screen.
     asked = sum(1 for m in history if m.get("role") == "user")
@@ -147,7 +148,7 @@ def respond(
     previews: dict[str, str] = {}
     listed = ""  # the survey list, shown above everything else once found
     backend, model = parse_choice(llm_choice)
-    filters = flt.from_mapping({"venue": venue, "year": year, "status": status})
+    filters = flt.from_mapping({"venue": venue, "year": year, "status": status, "area": area})
     try:
         for event in pipeline.stream(
             message,
@@ -211,8 +212,8 @@ def status_line(pipeline: Pipeline, filters: flt.Filters | None = None) -> str:
     )
 
 
-def header(pipeline: Pipeline, venue=None, year=None, status=None) -> str:
-    filters = flt.from_mapping({"venue": venue, "year": year, "status": status})
+def header(pipeline: Pipeline, venue=None, year=None, status=None, area=None) -> str:
+    filters = flt.from_mapping({"venue": venue, "year": year, "status": status, "area": area})
     return "## citewise — ask the indexed papers\n" + status_line(pipeline, filters)
 
 
@@ -228,20 +229,21 @@ def create_app(pipeline: Pipeline):
 
     s = pipeline.settings
 
-    def chat_fn(message, history, k, llm_choice, temperature, turns, venue, year, status):
-        yield from respond(message, history, k, llm_choice, temperature, turns, venue, year, status,
+    def chat_fn(message, history, k, llm_choice, temperature, turns, venue, year, status, area):
+        yield from respond(message, history, k, llm_choice, temperature, turns, venue, year, status, area,
                            pipeline=pipeline)  # fmt: skip
 
     def refresh_models():
         return gr.Dropdown(choices=llm_choices(s))
 
-    def refresh_filters(venue, year, status):
+    def refresh_filters(venue, year, status, area):
         values = facets(pipeline)
         return (
             gr.Dropdown(choices=values["venue"]),
             gr.Dropdown(choices=values["year"]),
             gr.Dropdown(choices=values["status"]),
-            header(pipeline, venue, year, status),
+            gr.Dropdown(choices=values["area"]),
+            header(pipeline, venue, year, status, area),
         )
 
     values = facets(pipeline)
@@ -256,6 +258,7 @@ def create_app(pipeline: Pipeline):
                 status = gr.Dropdown(
                     values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
                 )
+                area = gr.Dropdown(values["area"], multiselect=True, label="Primary area", elem_id="cw-area")
             k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
             with gr.Row():
                 llm_choice = gr.Dropdown(
@@ -271,11 +274,11 @@ def create_app(pipeline: Pipeline):
         gr.ChatInterface(
             chat_fn,
             chatbot=gr.Chatbot(label="citewise", elem_id="cw-chat", scale=1),
-            additional_inputs=[k, llm_choice, temperature, turns, venue, year, status],
+            additional_inputs=[k, llm_choice, temperature, turns, venue, year, status, area],
             additional_outputs=[turns],
             # Only the question: the example buttons then sit in the empty chat, not in a table
             # of settings values.
-            examples=[[e, None, None, None, None, None, None, None] for e in EXAMPLES],
+            examples=[[e, None, None, None, None, None, None, None, None] for e in EXAMPLES],
             run_examples_on_click=True,
             cache_examples=False,
             api_name="chat",
@@ -283,13 +286,14 @@ def create_app(pipeline: Pipeline):
             # One local model: queue questions (Gradio shows each user its queue position).
             concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
         )
-        for box in (venue, year, status):
-            box.change(lambda v, y, st: header(pipeline, v, y, st), [venue, year, status], status_md,
+        filters = [venue, year, status, area]
+        for box in filters:
+            box.change(lambda v, y, st, a: header(pipeline, v, y, st, a), filters, status_md,
                        api_name=False)  # fmt: skip
         # Ollama may be started after the page, papers ingested meanwhile: list both again on load.
         refresh.click(refresh_models, outputs=llm_choice, api_name=False)
         demo.load(refresh_models, outputs=llm_choice, api_name=False)
-        demo.load(refresh_filters, [venue, year, status], [venue, year, status, status_md], api_name=False)
+        demo.load(refresh_filters, filters, [*filters, status_md], api_name=False)
     return demo
 
 
