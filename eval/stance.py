@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from eval.gold import read_jsonl
+from eval.metrics import percentiles
 from rag.answer.pipeline import Pipeline
 from rag.answer.trust import Stance, Trust
 from rag.answer.verdicts import stance
@@ -26,11 +27,6 @@ from rag.answer.verify import ClaimInput, ClaimVerifier
 from rag.search.evidence import Evidence
 
 CLAIMS = Path(__file__).parent / "claims"
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -78,7 +74,10 @@ def main(split: str, out: Path) -> None:
             rows.append(row)
             fh.write(json.dumps(row) + "\n")
     lines = table(rows)
-    timing = f"Seconds per verdict: p50 {_percentile(seconds, 0.5):.2f}, p95 {_percentile(seconds, 0.95):.2f} ({len(seconds)} verdicts)."
+    p = percentiles(seconds)
+    timing = (
+        f"Seconds per verdict: p50 {p['p50'] or 0:.2f}, p95 {p['p95'] or 0:.2f} ({len(seconds)} verdicts)."
+    )
     (out / "summary.md").write_text("\n".join([*lines, "", timing, ""]), encoding="utf-8")
     print("\n".join(lines), timing, sep="\n")
 

@@ -148,7 +148,7 @@ def respond(
     previews: dict[str, str] = {}
     listed = ""  # the survey list, shown above everything else once found
     backend, model = parse_choice(llm_choice)
-    filters = flt.from_mapping({"venue": venue, "year": year, "status": status, "area": area})
+    filters = _panel_filters(venue, year, status, area)
     try:
         for event in pipeline.stream(
             message,
@@ -212,9 +212,15 @@ def status_line(pipeline: Pipeline, filters: flt.Filters | None = None) -> str:
     )
 
 
+def _panel_filters(venue=None, year=None, status=None, area=None) -> flt.Filters:
+    """The settings panel's choices as filters (an empty choice is no filter)."""
+    return flt.from_mapping({"venue": venue, "year": year, "status": status, "area": area})
+
+
 def header(pipeline: Pipeline, venue=None, year=None, status=None, area=None) -> str:
-    filters = flt.from_mapping({"venue": venue, "year": year, "status": status, "area": area})
-    return "## citewise — ask the indexed papers\n" + status_line(pipeline, filters)
+    return "## citewise — ask the indexed papers\n" + status_line(
+        pipeline, _panel_filters(venue, year, status, area)
+    )
 
 
 def facets(pipeline: Pipeline) -> dict[str, list[str]]:

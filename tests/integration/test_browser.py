@@ -49,13 +49,14 @@ def _ask(page, text: str, answers_before: int) -> None:
     )
 
 
-# Records when the evidence preview and the first draft token first appear in the chat.
+# Records when the evidence preview, the survey list and the first draft token first appear in the chat.
 WATCH = """() => {
   window.cwSeen = {};
   const chat = document.querySelector('#cw-chat');
   new MutationObserver(() => {
     const now = performance.now();
     if (!window.cwSeen.preview && chat.querySelector('.cw-preview')) window.cwSeen.preview = now;
+    if (!window.cwSeen.list && chat.querySelector('.cw-list')) window.cwSeen.list = now;
     if (!window.cwSeen.draft && chat.innerText.includes('Draft — being checked')) window.cwSeen.draft = now;
   }).observe(chat, {subtree: true, childList: true, characterData: true});
 }"""
@@ -160,18 +161,6 @@ def test_a_filter_and_a_full_height_page(server, request, tmp_path):
         browser.close()
 
 
-# Records when the survey list first appears, and when the model's draft does.
-WATCH_LIST = """() => {
-  window.cwSeen = {};
-  const chat = document.querySelector('#cw-chat');
-  new MutationObserver(() => {
-    const now = performance.now();
-    if (!window.cwSeen.list && chat.querySelector('.cw-list')) window.cwSeen.list = now;
-    if (!window.cwSeen.draft && chat.innerText.includes('Draft — being checked')) window.cwSeen.draft = now;
-  }).observe(chat, {subtree: true, childList: true, characterData: true});
-}"""
-
-
 def test_a_survey_list_is_shown_before_the_model_writes(server):
     from playwright.sync_api import sync_playwright
 
@@ -180,7 +169,7 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(server, wait_until="load")
         page.wait_for_selector("#cw-status", timeout=60_000)
-        page.evaluate(WATCH_LIST)
+        page.evaluate(WATCH)
         box = page.get_by_role("textbox").first
         box.fill("Which papers study attention sinks?")
         page.evaluate("() => { window.cwAsked = performance.now(); }")
