@@ -143,6 +143,7 @@ class Settings(BaseSettings):
             "no_supported_sentence",
             "restates_question",
             "answer_removed",
+            "off_question",
         ],
         description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered` "
         "is available and off: the model grades its checked answer in a short extra call.",

@@ -332,3 +332,28 @@ def test_the_entailment_verdict_removes_a_contradicted_sentence_and_marks_an_uns
         draft, evidence, embedder, Trust(), parse("How does knowledge entropy change?"), entail=entail
     )
     assert asked == []
+
+
+def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
+    from rag.answer.trust import Stance
+
+    embedder, evidence = _evidence()
+    asked = []
+
+    def entail(claim, passage, ev):
+        asked.append(claim)
+        return Stance.CONTRADICTED
+
+    first, second = (ev.paper.title for ev in evidence[:2])
+    draft = (
+        f"The papers that study how knowledge entropy declines during pretraining are “{first}” [1] "
+        f"and “{second}” [2]."
+    )
+    trust = Trust(checks=(*Trust().checks, "entailment"))
+    question = parse("Which papers study knowledge entropy?")
+    checked = _check_answer(draft, evidence, embedder, trust, question, entail=entail)
+    assert asked == []
+    assert not any(c.name == "entailment" for s in checked.removed for c in s.checks)
+    # Naming one paper, the same sentence is judged.
+    _check_answer(draft.split(" and ")[0] + ".", evidence, embedder, trust, question, entail=entail)
+    assert asked

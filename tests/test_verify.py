@@ -10,6 +10,7 @@ from rag.answer.trust import (
     Checked,
     Trust,
     answer_removed,
+    off_question,
     check_direction,
     check_names,
     check_numbers,
@@ -74,7 +75,8 @@ SCORES = "The model reaches 71.2% accuracy on ImageNet and 48.5% on ObjectNet, u
     "claim,passed",
     [
         ("The model reaches 71.2% accuracy on ImageNet.", True),
-        ("On ObjectNet the model reaches 48.5%.", True),  # the words before a number are not checked
+        ("On ObjectNet the model reaches 48.5%.", True),  # nothing after it: the words before count
+        ("Accuracy on ObjectNet improves by 71.2%.", False),
         ("The model uses six decoders and two encoders.", True),  # reordered, each number kept
         ("The model reaches 48.5% accuracy on ImageNet.", False),  # another number's quantity
         ("The model uses six encoders.", False),
@@ -141,6 +143,33 @@ def test_polarity(claim, source, passed):
 )
 def test_direction(claim, source, passed):
     assert check_direction(claim, source).passed is passed
+
+
+BEATS = "By modeling heterogeneity, KALE outperforms Transformer-based policies in sample efficiency."
+
+
+@pytest.mark.parametrize(
+    ("claim", "passed"),
+    [
+        ("KALE outperforms Transformer-based policies in sample efficiency.", True),
+        ("In sample efficiency, Transformer-based policies are outperformed by KALE.", True),
+        ("KALE is outperformed by Transformer-based policies in sample efficiency.", False),
+        ("Transformer-based policies outperform KALE in sample efficiency.", False),
+        ("Transformer-based policies are better than KALE.", False),
+    ],
+)
+def test_direction_who_outperforms_whom(claim, passed):
+    check = check_direction(claim, BEATS)
+    assert check.passed is passed, check
+    if not passed:
+        assert "outperforms whom" in check.detail
+
+
+def test_a_count_in_words_is_a_number_of_the_claim():
+    assert not check_numbers("The model uses five encoders.", SCORES).passed
+    assert check_numbers("The model uses 2 encoders and 6 decoders.", SCORES).passed
+    assert check_numbers("The model uses two encoders.", SCORES).passed
+    assert check_numbers("MoEE beats either one alone.", RRM).passed  # "one" counts nothing
 
 
 def test_coverage_asks_for_most_words_and_exactly_half_is_not_most():
@@ -291,6 +320,33 @@ def test_an_answer_whose_answering_sentence_failed_is_refused():
     # What is left still speaks to the question: the answer stands.
     kept = _shown("Graph neural networks predict the toxicity of a drug from its molecular graph [1].")
     assert not answer_removed(parse(question), Checked("", kept, removed, [], 0, ["x"]))
+
+
+def test_a_cited_title_is_not_what_is_left_of_an_answer():
+    # The answering sentence failed; what is left shares the question's words only through the
+    # title of the paper it cites, which says where the claim comes from, not what it answers.
+    question = "Up to what sequence length does Sparse Windowing extend the Falcon models?"
+    removed = _shown("Sparse Windowing extends the Falcon models up to a sequence length of 64K.")
+    title = "Sparse Windowing for Long Sequence Falcon Models"
+    cited = [Citation(1, "p", title, "", [], "", 0, 0, 0.9)]
+    left = _shown(f"This is stated in {title}, which profiles each layer of the model [1].")
+    checked = Checked("", left, removed, cited, 0, ["x"])
+    assert answer_removed(parse(question), checked)
+    assert not answer_removed(parse(question), Checked("", left, removed, [], 0, ["x"]))
+
+
+def test_an_answer_about_something_else_is_refused():
+    question = "How many players are on the pitch for each side in water polo?"
+    other = _shown("The equilibrium of the two-team polymatrix game is CLS-hard to compute [1].")
+    checked = Checked("", other, [], [], 0, ["x"])
+    assert off_question(parse(question), checked)
+    assert Trust().after_generation("x", checked, parse(question)).code == "off_question"
+    # One of the question's words is enough to be about it.
+    near = _shown("Each side of the polymatrix game has its own adversary [1].")
+    assert not off_question(parse(question), Checked("", near, [], [], 0, ["x"]))
+    # A follow-up's words point back, and a which-paper answer's title is the answer.
+    assert not off_question(parse("What did they train on?"), Checked("", other, [], [], 0, ["x"]))
+    assert not off_question(parse("Which paper studies water polo tactics?"), checked)
 
 
 def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():

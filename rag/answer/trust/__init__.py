@@ -25,12 +25,15 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
   restates_question      every shown sentence only repeats the question's words (says nothing new)
   answer_removed         the draft's sentence closest to the question failed, and what is left barely
                          touches the question (true context about something else)
+  off_question           no shown sentence shares a content word with the question (a true sentence
+                         about something else; not for follow-ups or which-paper answers)
   judged_unanswered      (off by default) asked apart from the sources, the model says the checked answer does not
                          give what the question asks for
 
 `citewise verify` (rag/answer/verify.py) runs the same checks against a whole abstract.
 
-checks.py holds the claim checks, rules.py the thresholds and abstention rules (`Trust`),
+checks.py holds the claim checks (polarity.py those of which way a claim points: negation,
+direction, who outperforms whom), rules.py the thresholds and abstention rules (`Trust`),
 answers.py the checking of a whole draft (`check_answer`).
 """
 
@@ -61,6 +64,7 @@ from rag.answer.trust.rules import (
     Trust,
     answer_removed,
     is_refusal,
+    off_question,
     restates_question,
     trust_from_settings,
     unstated_focus,
@@ -68,7 +72,7 @@ from rag.answer.trust.rules import (
 
 __all__ = [
     "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Entail", "Stance", "Refusal",
-    "Trust", "Verdict", "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "Trust", "Verdict", "answer_removed", "off_question", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
     "check_polarity", "check_topic", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
     "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

@@ -169,7 +169,10 @@ class _DraftCheck:
         score = max(verdicts[n].score for n in good)
         checks = list(verdicts[good[0]].checks)
         best, passage = verdicts[good[0]].best, verdicts[good[0]].passage
-        said = self.entail(piece.claim, passage, self.offered[good[0]]) if self.entail and passage else None
+        # A sentence naming several papers ("The papers that use X are “A” and “B”") is a claim
+        # about all of them: one paper's passage cannot support it, and it would read as contradicted.
+        judged = self.entail and passage and len(piece.named) < 2
+        said = self.entail(piece.claim, passage, self.offered[good[0]]) if judged else None
         if said is not None:
             where = _where(self.offered[good[0]])
             quote = f": “{best.text}”" if best is not None else ""

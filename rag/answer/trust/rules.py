@@ -36,6 +36,7 @@ REASONS = {
     "no_supported_sentence": "no sentence of the draft is backed by the sources",
     "restates_question": "the answer only repeats the question",
     "answer_removed": "the sentence that answered the question is not backed by the sources",
+    "off_question": "no sentence backed by the sources is about what the question asks",
     "judged_unanswered": "the checked answer does not give what the question asks for",
 }
 
@@ -176,6 +177,8 @@ class Trust:
             return Refusal("restates_question")
         if self.on("answer_removed") and answer_removed(intent, checked):
             return Refusal("answer_removed")
+        if self.on("off_question") and off_question(intent, checked):
+            return Refusal("off_question")
         if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
             return Refusal("judged_unanswered")
         return None
@@ -211,19 +214,29 @@ def unstated_focus(intent: Intent, texts: Sequence[str]) -> list[str]:
     return [w for w in intent.counts if not tx.content_words(w) <= stated]
 
 
-def _shown_claims(checked: Checked) -> list[str]:
-    return [strip_markers(s.text) for s in checked.sentences if s.claim]
+def _shown_claims(intent: Intent, checked: Checked) -> list[str]:
+    """The shown claims as the rules read them: without markers, and without the cited papers'
+    titles unless the question asks for a paper (a title is then the answer; otherwise it only
+    repeats where the claim comes from: "The datasets used are “<title>” [1]." names no dataset)."""
+    claims = [strip_markers(s.text) for s in checked.sentences if s.claim]
+    if intent.asks_for_paper:
+        return claims
+    titles = [cited.title for cited in checked.citations]
+    return [tx.without_titles(c, titles) for c in claims]
+
+
+def _quoted_paper(checked: Checked) -> bool:
+    """A paper the model confirmed as the answer (`paper_fit`): its quoted sentence is the answer,
+    in whatever words it uses."""
+    return any(c.name == "paper_fit" and c.passed for s in checked.sentences for c in s.checks)
 
 
 def restates_question(intent: Intent, checked: Checked) -> bool:
     """Every shown sentence says only what the question said ("What temperature is used in X?"
     -> "The temperature is used in X [1]."): no content word beyond the question's. A paper's
-    title counts as new only when the question asks for a paper: "The datasets used are
-    “<title>” [1]." names no dataset. A yes/no question may be answered in its own words."""
-    claims = _shown_claims(checked)
-    if not intent.asks_for_paper:
-        titles = [cited.title for cited in checked.citations]
-        claims = [tx.without_titles(c, titles) for c in claims]
+    title counts as new only when the question asks for a paper (`_shown_claims`). A yes/no
+    question may be answered in its own words."""
+    claims = _shown_claims(intent, checked)
     if intent.yes_no or not claims:
         return False
     asked = intent.words | tx.meta_stems()
@@ -234,15 +247,26 @@ def answer_removed(intent: Intent, checked: Checked) -> bool:
     """The removed sentence that shares most words with the question (where a model states its
     answer: "GNNs handle toxicity prediction by ...") shares at least two, and no shown sentence
     shares more than one: what is left is true context about something else, not the answer.
-    A paper the model confirmed as the answer (`paper_fit`) is the answer, in whatever words its
-    quoted sentence uses: the removed restatement of the question is not a lost answer."""
-    if any(c.name == "paper_fit" and c.passed for s in checked.sentences for c in s.checks):
+    A confirmed paper (`_quoted_paper`) is the answer: the removed restatement of the question is
+    not a lost answer."""
+    if _quoted_paper(checked):
         return False
-    asked = intent.words - tx.meta_stems()
-
-    def shared(text: str) -> int:
-        return len(asked & tx.content_words(text))
-
-    removed = max((shared(s.text) for s in checked.removed), default=0)
-    shown = max((shared(c) for c in _shown_claims(checked)), default=0)
+    removed = max((_shared(intent, s.text) for s in checked.removed), default=0)
+    shown = max((_shared(intent, c) for c in _shown_claims(intent, checked)), default=0)
     return removed >= 2 and shown <= 1
+
+
+def off_question(intent: Intent, checked: Checked) -> bool:
+    """No shown sentence shares a content word with the question: the answer is true of its
+    source and about something else ("How many players are on the field in rugby?" -> a games
+    paper's hardness result). A follow-up's words point back ("What did they train on?"), a
+    which-paper answer's title is the answer, and a confirmed paper is the answer in its own words."""
+    if intent.refers_back or intent.asks_for_paper or _quoted_paper(checked):
+        return False
+    claims = _shown_claims(intent, checked)
+    return bool(claims) and all(_shared(intent, c) == 0 for c in claims)
+
+
+def _shared(intent: Intent, text: str) -> int:
+    """How many of the question's content words (not its meta words: paper, method) `text` has."""
+    return len((intent.words - tx.meta_stems()) & tx.content_words(text))
