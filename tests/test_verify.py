@@ -10,7 +10,6 @@ from rag.answer.trust import (
     Checked,
     Trust,
     answer_removed,
-    off_question,
     check_direction,
     check_names,
     check_numbers,
@@ -18,6 +17,7 @@ from rag.answer.trust import (
     check_topic,
     has_claim,
     is_refusal,
+    off_question,
     restates_question,
     unstated_focus,
 )
