@@ -213,15 +213,9 @@ _COUNTED = re.compile(
 )
 
 
-def _worded(text: str) -> set[str]:
-    """The content stems of `text` that are words, not pieces of numbers."""
-    return {w for w in content_words(text) if not w.isdigit()}
-
-
 def quantities(text: str) -> list[tuple[str, set[str], str]]:
-    """(number, the content stems of the words right after it (or, when none follow in its
-    clause, right before it), those words) for each number `text` states in digits or as a word
-    from two on: "a 1.1% gain on Commonsense and a 3.0% improvement
+    """(number, the content stems of the words right after it, those words) for each number `text`
+    states in digits or as a word from two on: "a 1.1% gain on Commonsense and a 3.0% improvement
     on MMLU" -> [("1.1", {gain, commonsens}, "gain on commonsense"), ("3", {improv, mmlu}, ...)]."""
     norm = normalize(text)
     out = []
@@ -230,10 +224,7 @@ def quantities(text: str) -> list[tuple[str, set[str], str]]:
         said = " ".join(
             words(_CLAUSE_END.split(norm[m.end() : m.end() + 80], maxsplit=1)[0])[:QUANTITY_WORDS]
         )
-        if not _worded(said):  # "reduces memory by 9.1%", "from 87.5% to": the words before
-            before = _CLAUSE_END.split(norm[max(0, m.start() - 80) : m.start()])[-1]
-            said = " ".join(words(before)[-QUANTITY_WORDS:])
-        out.append((number, _worded(said), said))
+        out.append((number, content_words(said), said))
     return out
 
 

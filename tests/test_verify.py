@@ -75,8 +75,7 @@ SCORES = "The model reaches 71.2% accuracy on ImageNet and 48.5% on ObjectNet, u
     "claim,passed",
     [
         ("The model reaches 71.2% accuracy on ImageNet.", True),
-        ("On ObjectNet the model reaches 48.5%.", True),  # nothing after it: the words before count
-        ("Accuracy on ObjectNet improves by 71.2%.", False),
+        ("On ObjectNet the model reaches 48.5%.", True),  # the words before a number are not checked
         ("The model uses six decoders and two encoders.", True),  # reordered, each number kept
         ("The model reaches 48.5% accuracy on ImageNet.", False),  # another number's quantity
         ("The model uses six encoders.", False),
