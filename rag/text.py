@@ -221,10 +221,10 @@ def quantities(text: str) -> list[tuple[str, set[str], str]]:
     out = []
     for m in _COUNTED.finditer(norm):
         number = NUMBER_WORDS.get(m.group(0)) or _canonical(m.group(0))
-        said = " ".join(
+        after = " ".join(
             words(_CLAUSE_END.split(norm[m.end() : m.end() + 80], maxsplit=1)[0])[:QUANTITY_WORDS]
         )
-        out.append((number, content_words(said), said))
+        out.append((number, content_words(after), after))
     return out
 
 

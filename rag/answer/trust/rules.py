@@ -258,8 +258,8 @@ def answer_removed(intent: Intent, checked: Checked) -> bool:
 
 def off_question(intent: Intent, checked: Checked) -> bool:
     """No shown sentence shares a content word with the question: the answer is true of its
-    source and about something else ("How many players are on the field in rugby?" -> a games
-    paper's hardness result). A follow-up's words point back ("What did they train on?"), a
+    source and about something else (a sports question answered with a game-theory paper's
+    hardness result). A follow-up's words point back ("What did they train on?"), a
     which-paper answer's title is the answer, and a confirmed paper is the answer in its own words."""
     if intent.refers_back or intent.asks_for_paper or _quoted_paper(checked):
         return False
