@@ -47,7 +47,7 @@ def seed_settings(seed_dir) -> Settings:
 
 
 @contextmanager
-def running(cmd: list[str], ready_url: str, *, timeout: float = 90):
+def running(cmd: list[str], ready_url: str, *, timeout: float = 300):
     """Run a server process until the block ends; wait until `ready_url` answers 200."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -45,7 +45,7 @@ def _ask(page, text: str, answers_before: int) -> None:
         "n => document.querySelectorAll('#cw-chat .cw-source').length > n"
         " || [...document.querySelectorAll('#cw-chat')].some(e => e.innerText.includes('Closest papers'))",
         arg=answers_before,
-        timeout=240_000,
+        timeout=900_000,
     )
 
 
@@ -71,10 +71,10 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.rstrip("/"))
         page = context.new_page()
         page.goto(server, wait_until="load")
-        page.wait_for_selector("#cw-status", timeout=60_000)
+        page.wait_for_selector("#cw-status", timeout=180_000)
         assert "papers" in page.locator("#cw-status").inner_text()
         # Example questions sit in the empty chat as buttons, not in a table of settings values.
-        page.locator("#cw-chat").get_by_text(EXAMPLES[0]).first.wait_for(state="visible", timeout=30_000)
+        page.locator("#cw-chat").get_by_text(EXAMPLES[0]).first.wait_for(state="visible", timeout=90_000)
         assert page.locator("table:visible", has_text=EXAMPLES[0]).count() == 0
 
         page.evaluate(WATCH)
@@ -133,7 +133,7 @@ def test_a_filter_and_a_full_height_page(server, request, tmp_path):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(server, wait_until="load")
-        page.wait_for_selector("#cw-status", timeout=60_000)
+        page.wait_for_selector("#cw-status", timeout=180_000)
         chat_box = page.locator("#cw-chat").bounding_box()
         assert chat_box["height"] >= 0.55 * 900, chat_box  # the conversation uses the window
 
@@ -168,24 +168,24 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(server, wait_until="load")
-        page.wait_for_selector("#cw-status", timeout=60_000)
+        page.wait_for_selector("#cw-status", timeout=180_000)
         page.evaluate(WATCH)
         box = page.get_by_role("textbox").first
         box.fill("Which papers study attention sinks?")
-        page.evaluate("() => { window.cwAsked = performance.now(); }")
         box.press("Enter")
-        page.wait_for_selector("#cw-chat .cw-list", timeout=60_000)
-        seen = page.evaluate(
-            "() => ({list: window.cwSeen.list - window.cwAsked, draft: window.cwSeen.draft})"
-        )
-        assert seen["list"] <= 1000, seen  # the list comes from the index, not from the model
-        assert seen["draft"] is None, seen
+        page.wait_for_selector("#cw-chat .cw-list", timeout=180_000)
+        # Order, not time: the list comes from the index, so it is on the page before any draft
+        # token (a slower CPU changes how long that takes, never the order).
+        seen = page.evaluate("() => ({list: window.cwSeen.list, draft: window.cwSeen.draft})")
+        assert seen["list"] and seen["draft"] is None, seen
         rows = page.locator("#cw-chat .cw-list tr").count() - 1  # the header row
         assert rows >= 1 and "Attention Sink" in page.locator("#cw-chat .cw-list").inner_text()
         # Wait for the model, so the page is idle for whatever runs next.
         page.wait_for_function(
             "() => !['being written', 'being checked'].some(t =>"
             " document.querySelector('#cw-chat').innerText.includes(t))",
-            timeout=240_000,
+            timeout=900_000,
         )
+        after = page.evaluate("window.cwSeen")
+        assert after.get("draft") is None or after["list"] < after["draft"], after
         browser.close()

@@ -22,7 +22,7 @@ def chroma_url(tmp_path_factory):
     path = tmp_path_factory.mktemp("chroma-server")
     url = f"http://127.0.0.1:{port}"
     cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
-    with running(cmd, f"{url}/api/v2/heartbeat", timeout=60):
+    with running(cmd, f"{url}/api/v2/heartbeat", timeout=240):
         yield url
 
 

@@ -37,7 +37,7 @@ def _ingest(env, *paths) -> subprocess.Popen:
 
 
 def _check(env) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=180)
+    out = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -46,7 +46,7 @@ def _check(env) -> dict:
 def test_ingest_killed_at_several_moments_never_corrupts_the_index(tmp_path):
     env = _env(tmp_path / "data")
     synthetic, _ = write(400, tmp_path / "synthetic")
-    assert _ingest(env, SEEDS).wait(timeout=300) == 0
+    assert _ingest(env, SEEDS).wait(timeout=900) == 0
     base = _check(env)
     assert base["papers"] == 53 and base["top"] == "eHehzSDUFp"
 
@@ -61,9 +61,9 @@ def test_ingest_killed_at_several_moments_never_corrupts_the_index(tmp_path):
         assert state["chroma"] == state["keyword"] == state["chunks"], state
         assert 53 <= state["papers"] <= 453 and state["top"] == "eHehzSDUFp", (delay, state)
 
-    assert _ingest(env, SEEDS, synthetic).wait(timeout=600) == 0
+    assert _ingest(env, SEEDS, synthetic).wait(timeout=1800) == 0
     final = _check(env)
     assert final["papers"] == 453 and final["chroma"] == final["keyword"]
     again = subprocess.run([sys.executable, "-m", "rag.cli", "ingest", str(SEEDS), str(synthetic)],
-                           env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+                           env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
     assert "chunks embedded: 0" in again.stdout

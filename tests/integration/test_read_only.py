@@ -25,7 +25,7 @@ def _chmod_tree(root, writable: bool) -> None:
 def _cli(data, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "RAG_DATA_DIR": str(data)}
     cmd = [*DROP, sys.executable, "-m", "rag.cli", *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_read_only_index_is_a_clear_error_and_loses_nothing(seed_dir, tmp_path):

