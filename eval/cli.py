@@ -42,8 +42,12 @@ def evaluate(
     split: str = typer.Option(
         None,
         "--split",
-        help="dev or test: that half of the real-conference gold set (eval/gold/conference/<split>.jsonl and "
-        "survey-<split>.jsonl); the index must hold the conference.",
+        help="dev-a, dev-b, dev (both halves) or test (sealed, run once): that split of the real-conference "
+        "gold set (eval/gold/conference/<split>.jsonl and survey-<split>.jsonl); the index must hold the "
+        "conference.",
+    ),
+    halves: bool = typer.Option(
+        False, "--halves", help="Also print dev-a and dev-b side by side with the gap (eval/halves.py)."
     ),
     rescore: Path = typer.Option(
         None, "--rescore", help="A report folder: score its stored answers again with today's metrics."
@@ -84,11 +88,14 @@ def evaluate(
     if resume and out is None:
         _fail("--resume needs the --out folder of the stopped run")
     if split:
-        if split not in ("dev", "test"):
-            _fail("--split is dev or test")
+        from eval.halves import gold_files
+
         if gold:
             _fail("give --split or --gold, not both")
-        gold = [CONFERENCE_GOLD / f"{split}.jsonl", CONFERENCE_GOLD / f"survey-{split}.jsonl"]
+        try:
+            gold = gold_files(split)
+        except ValueError as exc:
+            _fail(str(exc))
     from tqdm import tqdm
 
     from eval.gold import GoldError
@@ -114,6 +121,7 @@ def evaluate(
         except (GoldError, ValueError) as exc:
             _fail(str(exc))
         typer.echo("\n".join(table(summary["configs"], HEADLINE)))
+        _print_halves(folder, halves)
         typer.echo(f"\nreport: {folder / 'report.md'}")
         return
     if verifier:
@@ -155,7 +163,7 @@ def evaluate(
         try:
             pipeline = Pipeline(_settings())
             # Thresholds are fitted on dev only; the test half stays for the headline numbers.
-            gold = gold or [CONFERENCE_GOLD / "dev.jsonl"]
+            gold = gold or [CONFERENCE_GOLD / "dev-a.jsonl", CONFERENCE_GOLD / "dev-b.jsonl"]
             result = run_calibration(pipeline, load_checked(gold, pipeline)[:limit])
         except (GoldError, StoreError, ValueError) as exc:
             _fail(str(exc))
@@ -194,4 +202,19 @@ def evaluate(
     from eval.report import HEADLINE, table
 
     typer.echo("\n".join(table(summary["configs"], HEADLINE)))
+    _print_halves(folder, halves)
     typer.echo(f"\nreport: {folder / 'report.md'}")
+
+
+def _print_halves(folder: Path, wanted: bool) -> None:
+    """dev-a beside dev-b for the run in `folder`; also written to its `halves.md`."""
+    if not wanted:
+        return
+    from eval.gold import read_jsonl
+    from eval.halves import half_of, side_by_side
+    from eval.runner import ItemResult
+
+    results = [ItemResult(**row) for row in read_jsonl(folder / "results.jsonl")]
+    lines = side_by_side(results, half_of())
+    (folder / "halves.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    typer.echo("\n" + "\n".join(lines))

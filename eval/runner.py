@@ -44,6 +44,7 @@ class ItemResult:
     answer: str = ""
     abstained: bool = False
     abstain_reason: str = ""
+    abstain_code: str = ""  # the rule that refused
     citations: list[dict[str, Any]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # paper ids of the sources shown to the model
     error: str = ""
@@ -230,7 +231,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     reply = system.ask(item.question, turns)
     result.answered = True
     result.answer, result.abstained, result.error = reply.text, reply.abstained, reply.error
-    result.abstain_reason = reply.abstain_reason
+    result.abstain_reason, result.abstain_code = reply.abstain_reason, reply.abstain_code
     result.citations = [
         {"number": c.number, "paper_id": c.paper_id, "title": c.title, "passage": c.passage, "score": c.score}
         for c in reply.citations
@@ -239,7 +240,12 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     result.scores |= answer_scores(item, reply)
     result.draft, result.judged, result.paper_confirmed = reply.draft, reply.judged, reply.paper_confirmed
     result.removed = [
-        {"text": x.text, "failed": [c.detail for c in x.checks if not c.passed]} for x in reply.removed
+        {
+            "text": x.text,
+            "failed": [c.detail for c in x.checks if not c.passed],
+            "checks": [c.name for c in x.checks if not c.passed],
+        }
+        for x in reply.removed
     ]
     result.variants = system.variants(item, reply)
     if system.baseline is not None:  # it has no citation checker: support was never assessed

@@ -31,6 +31,15 @@ class Kind(StrEnum):
     FOLLOW_UP = "follow_up"  # about what the conversation was about ("Which models did they test?")
 
 
+class Wanted(StrEnum):
+    """What kind of thing an answer must contain to answer at all (beside the facts themselves)."""
+
+    PAPER = "paper"  # "Which paper ...?": a paper
+    NUMBER = "number"  # "How many ...?", "What percentage ...?", "How fast ...?": a number
+    YES_NO = "yes_no"  # "Does ...?": yes or no, and why
+    ANY = "any"  # what, how, why: a description; no kind to test by its form
+
+
 @dataclass(frozen=True)
 class Intent:
     """One question, parsed. `question` is as asked; `query` is what is searched (a follow-up
@@ -53,6 +62,7 @@ class Intent:
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
+    wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
 
     @property
     def asks_for_paper(self) -> bool:
@@ -79,6 +89,7 @@ class Intent:
             "subjects": list(self.subjects),
             "about": self.about.id if self.about else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
+            "wants": self.wants.value,
         }
 
 
@@ -129,6 +140,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         subjects=subjects,
         topic=topic,
         counting=bool(_COUNTING.search(text)),
+        wants=_wanted(text, bool(asks)),
     )
 
 
@@ -197,6 +209,27 @@ def _description(question: str) -> str:
 
 
 _QUANTITY = re.compile(r"\bhow (?:many|much) ((?:[\w-]+ ){0,1}[\w-]+)", re.I)
+
+
+# A quantity asked for: "how many/much X", "how fast/large/long", "by how much", "what percentage".
+# The English wh-forms that ask for an amount, not a list of phrasings of one question.
+_AMOUNT = re.compile(
+    r"\bhow (?:many|much|fast|large|big|long|small|far|often)\b|"
+    r"\bwhat (?:percentage|fraction|proportion|share|number)\b",
+    re.I,
+)
+
+
+def _wanted(question: str, asks_for_paper: bool) -> Wanted:
+    """The kind of thing the answer must contain. A which-paper question wants a paper whatever
+    else it says ("Which paper reports how many ...?"); "how many papers" counts a list."""
+    if asks_for_paper or _COUNTING.search(question):
+        return Wanted.PAPER
+    if _AMOUNT.search(question):
+        return Wanted.NUMBER
+    if _YES_NO.match(question):
+        return Wanted.YES_NO
+    return Wanted.ANY
 
 
 def _counted(question: str) -> list[str]:

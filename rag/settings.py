@@ -149,9 +149,9 @@ class Settings(BaseSettings):
         "is available and off: the model grades its checked answer in a short extra call.",
     )
     answer_stages: list[str] = Field(
-        ["clean", "check", "refuse", "complete", "render"],
+        ["clean", "check", "refuse", "complete", "wanted", "render"],
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
-        "clean, refuse and complete can be left out, check and render always run.",
+        "clean, refuse, complete and wanted can be left out, check and render always run.",
     )
 
     # --- LLM backends ---------------------------------------------------------------------

@@ -70,26 +70,52 @@ def test_shipped_gold_set_meets_the_spec():
 
 def test_the_real_conference_gold_is_split_by_paper():
     from eval.gold import CONFERENCE_GOLD
+    from eval.halves import HALVES
 
-    drawn = read_jsonl(CONFERENCE_GOLD / "papers.jsonl")
+    drawn = read_jsonl(CONFERENCE_GOLD / "papers.jsonl") + read_jsonl(CONFERENCE_GOLD / "papers-test.jsonl")
     split_of = {r["id"]: r["split"] for r in drawn}
-    assert len(split_of) >= 120
-    halves = {name: load_gold([CONFERENCE_GOLD / f"{name}.jsonl"], set(split_of)) for name in ("dev", "test")}
-    assert sum(map(len, halves.values())) >= 200
-    for name, items in halves.items():
+    assert len(drawn) == len(split_of) >= 240  # no paper drawn twice
+    splits = (*HALVES, "test")
+    parts = {name: load_gold([CONFERENCE_GOLD / f"{name}.jsonl"], set(split_of)) for name in splits}
+    assert len(parts["test"]) >= 200 and sum(map(len, parts.values())) >= 400
+    for name, items in parts.items():
         about = {p for i in items for p in i.papers} | {r["about"] for r in read_jsonl(
             CONFERENCE_GOLD / f"{name}.jsonl") if r.get("about")}  # fmt: skip
-        assert {split_of[p] for p in about} == {name}, name  # no paper has items on both sides
+        assert {split_of[p] for p in about} == {name}, name  # no paper has items in two splits
         kinds = {(i.type, i.near_miss) for i in items}
         assert {t for t, _ in kinds} >= set(TYPES) - {"paraphrase", "multi", "survey"}, kinds
         assert ("unanswerable", True) in kinds and ("unanswerable", False) in kinds
-    survey = [
-        *read_jsonl(CONFERENCE_GOLD / "survey-dev.jsonl"),
-        *read_jsonl(CONFERENCE_GOLD / "survey-test.jsonl"),
-    ]
-    assert len(survey) >= 40 and {r["split"] for r in survey} == {"dev", "test"}
-    techniques = {split: {r["technique"] for r in survey if r["split"] == split} for split in ("dev", "test")}
-    assert not techniques["dev"] & techniques["test"]
+    survey = [r for name in splits for r in read_jsonl(CONFERENCE_GOLD / f"survey-{name}.jsonl")]
+    assert {r["split"] for r in survey} == set(splits)
+    assert sum(r["split"] == "test" for r in survey) >= 30
+    techniques = {name: {r["technique"].lower() for r in survey if r["split"] == name} for name in splits}
+    assert not techniques["test"] & (techniques["dev-a"] | techniques["dev-b"])
+    assert not techniques["dev-a"] & techniques["dev-b"]
+
+
+def test_the_fresh_test_papers_were_never_named_in_any_other_gold_or_claim_file():
+    from eval.draw import FRESH_OUT, ROOT, _ids_in
+    from eval.gold import CONFERENCE_GOLD
+
+    own = {FRESH_OUT, CONFERENCE_GOLD / "test.jsonl", CONFERENCE_GOLD / "survey-test.jsonl"}
+    fresh = {r["id"] for r in read_jsonl(FRESH_OUT)}
+    named = {pid for path in (ROOT / "eval").rglob("*.jsonl") if path not in own
+             for row in read_jsonl(path) for pid in _ids_in(row)}  # fmt: skip
+    assert len(fresh) >= 100 and not fresh & named
+
+
+def test_dev_halves_side_by_side_show_each_half_and_the_gap():
+    from eval.halves import side_by_side
+    from eval.runner import ItemResult
+
+    def result(item_id: str, facts: float) -> ItemResult:
+        return ItemResult("hybrid", item_id, "lookup", "q", "q", ["p"], ["p"], {"facts_cited": facts}, {})
+
+    lines = side_by_side([result("a1", 1.0), result("a2", 1.0), result("b1", 0.0), result("b2", 1.0)],
+                         {"a1": "dev-a", "a2": "dev-a", "b1": "dev-b", "b2": "dev-b"})  # fmt: skip
+    row = next(line for line in lines if line.startswith("| facts_cited"))
+    assert row == "| facts_cited | 1.000 | 0.500 | -0.500 |"
+    assert "dev-a (2)" in lines[2] and "dev-b (2)" in lines[2]
 
 
 def test_the_committed_split_is_balanced_apart_from_dev_only_items():

@@ -162,3 +162,42 @@ def test_a_comparison_of_two_papers_reads_and_cites_each_paper(indexed, embedder
     assert "Knowledge Entropy" in llm.prompts[1][1]["content"]
     assert {c.paper_id for c in answer.citations} == {"p-moe", "p-entropy"}
     assert "[1]" in answer.text and "[2]" in answer.text
+
+
+@pytest.mark.parametrize(
+    "question,wants",
+    [
+        ("How many nodes do the graphs have?", qs.Wanted.NUMBER),
+        ("By how much does the method improve embedding benchmarks?", qs.Wanted.NUMBER),
+        ("What percentage of tokens are pruned?", qs.Wanted.NUMBER),
+        ("How large do the graphs get?", qs.Wanted.NUMBER),
+        ("How does the router embed text?", qs.Wanted.ANY),
+        ("Does the router need finetuning?", qs.Wanted.YES_NO),
+        ("Which paper reports how many nodes its graphs have?", qs.Wanted.PAPER),
+        ("How many papers study routing?", qs.Wanted.PAPER),
+    ],
+)
+def test_what_kind_of_thing_the_answer_must_contain(question, wants):
+    assert parse(question).wants is wants
+
+
+def test_asked_for_an_amount_an_answer_without_a_number_is_completed_from_its_source(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Graph transformers use sparse attention over neighbourhoods [1]."]
+    )
+    answer = pipeline.ask("How large are the graphs the sparse graph transformers scale to?")
+    assert not answer.abstained and "100 million" in answer.text, answer.text
+    assert ("complete", "added") in {(t.stage, t.decision) for t in answer.trace}
+    assert ("wanted", "answered") in {(t.stage, t.decision) for t in answer.trace}
+
+
+def test_asked_for_an_amount_that_no_source_gives_the_answer_is_refused(indexed, embedder):
+    pipeline, _ = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
+    )
+    answer = pipeline.ask("How fast does knowledge entropy decline during pretraining?")
+    assert answer.abstained and answer.abstain_code == "lacks_wanted", answer.text
+    # Switched off by name, the same draft is shown.
+    pipeline, _ = make_pipeline(indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."],
+                                answer_stages=[s for s in STAGES if s != "wanted"])  # fmt: skip
+    assert not pipeline.ask("How fast does knowledge entropy decline during pretraining?").abstained

@@ -16,7 +16,7 @@ import numpy as np
 
 from rag import text as tx
 from rag.index.embedding import Embedder
-from rag.questions import Intent, Kind, noun
+from rag.questions import Intent, Kind, Wanted, noun
 from rag.search.evidence import Evidence, Sentence, best_told, fit, told
 from rag.types import AnswerSentence, Check, Citation
 
@@ -35,9 +35,26 @@ def _focus(part: str, parts: Sequence[str]) -> set[str]:
     return tx.content_words(part) - others
 
 
+def lacks_wanted(intent: Intent, answer: str) -> bool:
+    """The answer lacks the kind of thing the question asks for: asked for an amount, it states no
+    number beyond those the question states ("How big do the models get?" answered about compute)."""
+    return intent.wants is Wanted.NUMBER and not tx.numbers(answer) - tx.numbers(intent.question)
+
+
 def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
     """(part, its focus words) for each part the answer leaves out: its focus words are not
-    mentioned, or, for a comparison, the answer states fewer than two numbers."""
+    mentioned, or, for a comparison, the answer states fewer than two numbers; and the part asking
+    for an amount when the answer states none (`lacks_wanted`)."""
+    out = _parts_left_out(intent, answer)
+    if lacks_wanted(intent, answer) and not any(NUMBERS in focus for _, focus in out):
+        parts = intent.parts
+        counted = tx.content_words(" ".join(intent.counts))
+        part = next((p for p in parts if counted and counted <= tx.content_words(p)), parts[0])
+        out.append((part, _focus(part, parts) | {NUMBERS, CITED}))
+    return out
+
+
+def _parts_left_out(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
     parts = intent.parts
     if len(parts) < 2:
         return []
@@ -58,6 +75,9 @@ def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
 
 
 NUMBERS = "<numbers>"  # focus marker: the part wants numbers the answer does not state yet
+# Focus marker: the answer lacks the amount asked for; only the papers it cites may give it (a
+# number quoted from another source would answer another paper's question).
+CITED = "<cited>"
 
 
 def complete(
@@ -80,7 +100,8 @@ def complete(
     for _part, focus in missing_parts(intent, answer):
         if added == MAX_COMPLETIONS:
             break
-        best = _best_sentence(focus, evidence, answer, intent.words)
+        cited = set(by_paper) if CITED in focus and by_paper else None
+        best = _best_sentence(focus, evidence, answer, intent.words, cited)
         if best is None:
             continue
         ev, text = best
@@ -233,14 +254,20 @@ def _names_a_paper(answer: str, citations: Sequence[Citation]) -> bool:
 
 
 def _best_sentence(
-    focus: set[str], evidence: Sequence[Evidence], answer: str, asked: set[str]
+    focus: set[str],
+    evidence: Sequence[Evidence],
+    answer: str,
+    asked: set[str],
+    papers: set[str] | None = None,
 ) -> tuple[Evidence, str] | None:
     """The shown evidence sentence that best covers the part: most focus words (numbers the
     answer lacks count as one when the part wants numbers), then most question words, then
-    relevance; never one the answer already says."""
+    relevance; never one the answer already says. `papers`: only these papers' sentences."""
     said, stated = tx.content_words(answer), tx.numbers(answer, words=False)
     best, best_key = None, (0, 0, 0.0)
     for ev in evidence:
+        if papers is not None and ev.paper.id not in papers:
+            continue
         for i in ev.chosen or range(len(ev.sentences)):
             text = ev.sentences[i].text
             words = tx.content_words(text)

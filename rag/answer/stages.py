@@ -10,9 +10,11 @@ reason), so "why was this sentence removed?" has an answer.
   refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
   complete  quote the evidence for each part of the question the answer leaves out, and name the
             paper a which-paper answer does not (`complete.complete`)
+  wanted    an answer without the kind of thing the question asks for (a number, asked "how
+            many") even after completion is no answer: refused (`complete.lacks_wanted`)
   render    the shown text with its markers renumbered in reading order
 
-`clean`, `refuse` and `complete` can be switched off by name (settings `answer_stages`, eval
+`clean`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
 `--ablation`); `check` and `render` make the answer and always run.
 """
 
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from rag import text as tx
 from rag.answer.citations import render_text, strip_markers
 from rag.answer.clean import clean_draft
-from rag.answer.complete import complete
+from rag.answer.complete import complete, lacks_wanted
 from rag.answer.prompts import REFUSAL
 from rag.answer.trust import Checked, Confirm, Entail, Refusal, Trust, check_answer
 from rag.index.embedding import Embedder
@@ -32,8 +34,8 @@ from rag.questions import Intent
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Citation, Step
 
-STAGES = ("clean", "check", "refuse", "complete", "render")
-OPTIONAL = ("clean", "refuse", "complete")
+STAGES = ("clean", "check", "refuse", "complete", "wanted", "render")
+OPTIONAL = ("clean", "refuse", "complete", "wanted")
 
 
 @dataclass
@@ -155,6 +157,23 @@ class Complete:
             work.note(self.name, "unchanged", "", "every part of the question has an answer")
 
 
+class AnswersWhatIsAsked:
+    """Asked for an amount, an answer with no number is no answer, however true its sentences:
+    the quoted evidence of `complete` had none either, so the sources do not give it."""
+
+    name = "wanted"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        shown = " ".join(strip_markers(s.text) for s in work.sentences)
+        if lacks_wanted(ctx.intent, shown):
+            work.refusal = Refusal("lacks_wanted", f"(a {ctx.intent.wants.value})")
+            work.note(self.name, "refused", "", f"lacks_wanted: {work.refusal.reason}")
+        else:
+            work.note(
+                self.name, "answered", "", f"the answer gives what is asked for ({ctx.intent.wants.value})"
+            )
+
+
 class Render:
     """The shown text, markers in reading order after each sentence (or the title it names)."""
 
@@ -167,7 +186,10 @@ class Render:
         )
 
 
-_ALL = {stage.name: stage for stage in (Clean(), CheckSentences(), Refuse(), Complete(), Render())}
+_ALL = {
+    stage.name: stage
+    for stage in (Clean(), CheckSentences(), Refuse(), Complete(), AnswersWhatIsAsked(), Render())
+}
 
 
 def pipeline_of(names: Sequence[str] = STAGES) -> list:

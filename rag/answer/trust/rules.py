@@ -38,6 +38,7 @@ REASONS = {
     "answer_removed": "the sentence that answered the question is not backed by the sources",
     "off_question": "no sentence backed by the sources is about what the question asks",
     "judged_unanswered": "the checked answer does not give what the question asks for",
+    "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
 }
 
 # ---- refusal detection
