@@ -202,6 +202,15 @@ def numbers(text: str, *, words: bool = True) -> set[str]:
     return found
 
 
+# An amount given as a formula rather than a numeral: "$m = O(n)$", "O(n log n)", "$\\sqrt{d}$".
+_FORMULA = re.compile(r"\$[^$]+\$|(?<![A-Za-z])[OΘΩ]\([^()]*(?:\([^()]*\)[^()]*)*\)")
+
+
+def amounts(text: str) -> set[str]:
+    """What `text` states as an amount: its numbers (`numbers`) and its formulas, each as written."""
+    return numbers(text) | {f.replace(" ", "") for f in _FORMULA.findall(text)}
+
+
 # What a number measures is said right after it ("a 3.0% improvement on MMLU"), up to the end of
 # its clause.
 QUANTITY_WORDS = 4

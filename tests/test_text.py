@@ -151,3 +151,9 @@ def test_plain_renders_latex_and_markdown_as_a_reader_reads_them(raw, shown):
 )
 def test_coined_name_is_what_the_paper_calls_its_contribution(title, abstract, name):
     assert coined_name(title, abstract) == name
+
+
+def test_an_amount_is_a_number_or_a_formula():
+    assert tx.amounts("It needs $m = O(n)$ Gaussian measurements.") == {"$m=O(n)$"}
+    assert tx.amounts("in O(n log n) time with three passes") == {"O(nlogn)", "3"}
+    assert tx.amounts("Our model (ours) beats Olmo (the baseline).") == set()

@@ -37,8 +37,9 @@ def _focus(part: str, parts: Sequence[str]) -> set[str]:
 
 def lacks_wanted(intent: Intent, answer: str) -> bool:
     """The answer lacks the kind of thing the question asks for: asked for an amount, it states no
-    number beyond those the question states ("How big do the models get?" answered about compute)."""
-    return intent.wants is Wanted.NUMBER and not tx.numbers(answer) - tx.numbers(intent.question)
+    number or formula beyond those the question states ("How big do the models get?" answered
+    about compute; "O(n) measurements" is an amount)."""
+    return intent.wants is Wanted.NUMBER and not tx.amounts(answer) - tx.amounts(intent.question)
 
 
 def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
