@@ -125,6 +125,11 @@ class Settings(BaseSettings):
         "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
         "the question describes) reaches this (the paper_fit check).",
     )
+    trim_spans: bool = Field(
+        True,
+        description="A sentence that fails its checks is checked again without the spans its source "
+        "does not back (a parenthetical, a name that only modifies the next noun) before it is removed.",
+    )
     claim_checks: list[str] = Field(
         ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "

@@ -357,3 +357,32 @@ def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
     # Naming one paper, the same sentence is judged.
     _check_answer(draft.split(" and ")[0] + ".", evidence, embedder, trust, question, entail=entail)
     assert asked
+
+
+@pytest.mark.parametrize(
+    "draft,kept,dropped",
+    [
+        # A name from outside the source that only modifies the noun after it.
+        ("Routing weights serve as Transformer embeddings without finetuning [2].",
+         "Routing weights serve as embeddings without finetuning.", "Transformer"),
+        # A wrong expansion in parentheses around a true claim.
+        ("The method improves embedding benchmarks (Massive Text Embedding Benchmark) by 10.5 percent [2].",
+         "The method improves embedding benchmarks by 10.5 percent.", "(Massive Text Embedding Benchmark)"),
+    ],
+)  # fmt: skip
+def test_a_span_the_source_does_not_back_is_dropped_and_the_true_rest_kept(draft, kept, dropped):
+    emb, ev = _evidence()
+    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    assert [s.text for s in checked.sentences] == [kept] and not checked.removed
+    assert any(c.name == "trimmed" and dropped in c.detail for c in checked.sentences[0].checks)
+    # Without trimming the whole true sentence goes.
+    off = check_answer(draft, ev, emb, Trust(support_threshold=0.3, trim_spans=False))
+    assert not off.sentences and off.removed
+
+
+def test_a_name_the_sentence_is_about_cannot_be_trimmed_away():
+    emb, ev = _evidence()
+    checked = check_answer(
+        "Routing weights serve as embeddings for AlphaFold [2].", ev, emb, Trust(support_threshold=0.3)
+    )
+    assert not checked.sentences and checked.removed

@@ -4,6 +4,7 @@ it cites (or moved to one that passes), failures removed and kept with their rea
 from __future__ import annotations
 
 import functools
+import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,44 @@ def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
 
 
+_PARENTHETICAL = re.compile(r"\s*\(([^()\[\]]*)\)")
+
+
+def _passage(ev: Evidence) -> str:
+    """What the checks read of a source: its title and the sentences it shows."""
+    shown = [ev.sentences[i] for i in ev.chosen] if ev.chosen else ev.sentences
+    return ev.paper.title + ". " + " ".join(s.text for s in shown)
+
+
+def trim(text: str, passage: str) -> tuple[str, list[str]]:
+    """`text` without the spans the passage does not back, when the rest stands on its own: a
+    parenthetical with a name or word the passage lacks (a wrong expansion of an acronym: "GRPO
+    (Gradient Reward Policy Optimization)"), and a name the passage lacks that only modifies the
+    noun after it ("21GB of GPU memory" for "21GB memory"). Returns the text and the dropped spans;
+    a name that is the head of its phrase ("trained on ImageNet") cannot go, and nothing is dropped."""
+    said_names, said_words = passage, tx.content_words(passage)
+    dropped: list[str] = []
+
+    def unbacked_parenthetical(m: re.Match) -> str:
+        inner = m.group(1)
+        names = [n for n in tx.names(inner) if not tx.name_in(n, said_names)]
+        if names or tx.content_words(inner) - said_words:
+            dropped.append(m.group(0).strip())
+            return ""
+        return m.group(0)
+
+    out = _PARENTHETICAL.sub(unbacked_parenthetical, text)
+    for name in sorted(tx.names(strip_markers(out)), key=len, reverse=True):
+        if tx.name_in(name, said_names):
+            continue
+        modifier = re.search(rf"(?<![\w-]){re.escape(name)}\s+(?=[a-z])", out)
+        if modifier is None:
+            return text, []  # the name is what the sentence is about: no trim can save it
+        out = out[: modifier.start()] + out[modifier.end() :]
+        dropped.append(name)
+    return (out, dropped) if dropped else (text, [])
+
+
 @dataclass
 class _Piece:
     """A sentence (or clause) of the draft, ready to check: its text with markers, without them,
@@ -48,6 +87,7 @@ class _Piece:
     named: list[int]
     vector: np.ndarray
     whole: bool
+    trimmed: tuple[str, ...] = ()  # spans dropped because no source backs them (`trim`)
 
 
 class _DraftCheck:
@@ -184,9 +224,24 @@ class _DraftCheck:
                 return True  # handled: removed with the reason
             detail = "" if said is Stance.SUPPORTED else f"{where} does not address it"
             checks.append(Check("entailment", said is Stance.SUPPORTED, detail))
+        if piece.trimmed:
+            checks.append(Check("trimmed", True, f"dropped {', '.join(piece.trimmed)}: not in the source"))
         self.shown.append(AnswerSentence(piece.sentence, good, True, score, attributed, checks))
         self.supported.append(piece.claim)
         return True
+
+    def trimmed(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> _Piece | None:
+        """The piece without the spans its source cannot back (`trim`), to be checked again; the
+        source is the one it cites, else the one that backs it best. Trimmed once at most."""
+        if piece.trimmed or not verdicts or not self.trust.trim_spans:
+            return None
+        n = next((c for c in cited if c in verdicts), max(verdicts, key=lambda k: verdicts[k].score))
+        text, dropped = trim(piece.text, _passage(self.offered[n]))
+        if not dropped or not tx.content_words(strip_markers(text)):
+            return None
+        (again,) = self.prepared([text], piece.whole)
+        again.trimmed = tuple(dropped)
+        return again
 
     def remove(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> None:
         """Removed, with the checks against the source the model cited, or the closest one."""
@@ -208,7 +263,8 @@ class _DraftCheck:
     def one(self, piece: _Piece, queue: deque[_Piece]) -> None:
         """Check one sentence or clause; a sentence joining two claims goes back as its clauses."""
         cited = list(dict.fromkeys(parse_markers(piece.text)))
-        self.invented += sum(1 for n in cited if n not in self.offered) if piece.whole else 0
+        counted = piece.whole and not piece.trimmed  # a trimmed sentence's markers were counted
+        self.invented += sum(1 for n in cited if n not in self.offered) if counted else 0
         cited = [n for n in cited if n in self.offered]
         if not piece.sentence:
             return
@@ -237,6 +293,11 @@ class _DraftCheck:
             return
         # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
         if restates and [n for n in piece.named or cited if self.by_paper(n)]:
+            return
+        # "21GB of GPU memory" where the source says "21GB memory": the rest is checked without it.
+        shorter = self.trimmed(piece, cited, verdicts)
+        if shorter is not None:
+            queue.appendleft(shorter)
             return
         # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
         parts = tx.clauses(piece.text) if piece.whole else [piece.text]

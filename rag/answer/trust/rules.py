@@ -79,6 +79,7 @@ class Trust:
     min_relevance: float = _DEFAULTS["min_relevance"].default
     min_coverage: float = _DEFAULTS["min_coverage"].default
     min_paper_fit: float = _DEFAULTS["min_paper_fit"].default
+    trim_spans: bool = _DEFAULTS["trim_spans"].default
     checks: tuple[str, ...] = CLAIM_CHECKS
     rules: tuple[str, ...] = RULES
 
@@ -203,6 +204,7 @@ def trust_from_settings(settings) -> Trust:
         min_relevance=settings.min_relevance,
         min_coverage=settings.min_coverage,
         min_paper_fit=settings.min_paper_fit,
+        trim_spans=settings.trim_spans,
         checks=tuple(settings.claim_checks),
         rules=tuple(settings.abstention_rules),
     )
