@@ -42,20 +42,39 @@ def lacks_wanted(intent: Intent, answer: str) -> bool:
     return intent.wants is Wanted.NUMBER and not tx.amounts(answer) - tx.amounts(intent.question)
 
 
+def complete_wanted(
+    intent: Intent, sentences: list[AnswerSentence], citations: list[Citation], evidence: Sequence[Evidence]
+) -> AnswerSentence | None:
+    """Asked for an amount that the answer lacks (`lacks_wanted`), the cited papers' shown
+    sentence that gives one and best fits the question (most of what it counts, then most of its
+    words, then relevance), quoted; None when no such sentence states an amount: another source's
+    number would answer another paper's question."""
+    cited = {c.paper_id: c.number for c in citations}
+    known = tx.amounts(" ".join(s.text for s in sentences)) | tx.amounts(intent.question)
+    focus = tx.content_words(" ".join(intent.counts))
+    best, best_key = None, (-1, -1, 0.0)
+    for ev in evidence:
+        if ev.paper.id not in cited:
+            continue
+        for i in ev.chosen or range(len(ev.sentences)):
+            sentence = ev.sentences[i]
+            if not tx.amounts(sentence.text) - known:
+                continue
+            words = tx.content_words(sentence.text)
+            key = (len(words & focus), len(words & intent.words), sentence.score)
+            if key > best_key:
+                best, best_key = (ev, sentence.text), key
+    if best is None:
+        return None
+    ev, text = best
+    return AnswerSentence(
+        f"“{text.rstrip('.')}”.", [cited[ev.paper.id]], True, 1.0, False, [Check("quoted", True)]
+    )
+
+
 def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
     """(part, its focus words) for each part the answer leaves out: its focus words are not
-    mentioned, or, for a comparison, the answer states fewer than two numbers; and the part asking
-    for an amount when the answer states none (`lacks_wanted`)."""
-    out = _parts_left_out(intent, answer)
-    if lacks_wanted(intent, answer) and not any(NUMBERS in focus for _, focus in out):
-        parts = intent.parts
-        counted = tx.content_words(" ".join(intent.counts))
-        part = next((p for p in parts if counted and counted <= tx.content_words(p)), parts[0])
-        out.append((part, _focus(part, parts) | {NUMBERS, CITED}))
-    return out
-
-
-def _parts_left_out(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
+    mentioned, or, for a comparison, the answer states fewer than two numbers."""
     parts = intent.parts
     if len(parts) < 2:
         return []
@@ -76,9 +95,6 @@ def _parts_left_out(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
 
 
 NUMBERS = "<numbers>"  # focus marker: the part wants numbers the answer does not state yet
-# Focus marker: the answer lacks the amount asked for; only the papers it cites may give it (a
-# number quoted from another source would answer another paper's question).
-CITED = "<cited>"
 
 
 def complete(
@@ -101,8 +117,7 @@ def complete(
     for _part, focus in missing_parts(intent, answer):
         if added == MAX_COMPLETIONS:
             break
-        cited = set(by_paper) if CITED in focus and by_paper else None
-        best = _best_sentence(focus, evidence, answer, intent.words, cited)
+        best = _best_sentence(focus, evidence, answer, intent.words)
         if best is None:
             continue
         ev, text = best
@@ -255,20 +270,14 @@ def _names_a_paper(answer: str, citations: Sequence[Citation]) -> bool:
 
 
 def _best_sentence(
-    focus: set[str],
-    evidence: Sequence[Evidence],
-    answer: str,
-    asked: set[str],
-    papers: set[str] | None = None,
+    focus: set[str], evidence: Sequence[Evidence], answer: str, asked: set[str]
 ) -> tuple[Evidence, str] | None:
     """The shown evidence sentence that best covers the part: most focus words (numbers the
     answer lacks count as one when the part wants numbers), then most question words, then
-    relevance; never one the answer already says. `papers`: only these papers' sentences."""
+    relevance; never one the answer already says."""
     said, stated = tx.content_words(answer), tx.numbers(answer, words=False)
     best, best_key = None, (0, 0, 0.0)
     for ev in evidence:
-        if papers is not None and ev.paper.id not in papers:
-            continue
         for i in ev.chosen or range(len(ev.sentences)):
             text = ev.sentences[i].text
             words = tx.content_words(text)

@@ -11,7 +11,8 @@ reason), so "why was this sentence removed?" has an answer.
   complete  quote the evidence for each part of the question the answer leaves out, and name the
             paper a which-paper answer does not (`complete.complete`)
   wanted    an answer without the kind of thing the question asks for (a number, asked "how
-            many") even after completion is no answer: refused (`complete.lacks_wanted`)
+            many") gets the cited paper's sentence that gives it, quoted, or is refused
+            (`complete.lacks_wanted`, `complete.complete_wanted`)
   render    the shown text with its markers renumbered in reading order
 
 `clean`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from rag import text as tx
 from rag.answer.citations import render_text, strip_markers
 from rag.answer.clean import clean_draft
-from rag.answer.complete import complete, lacks_wanted
+from rag.answer.complete import complete, complete_wanted, lacks_wanted
 from rag.answer.prompts import REFUSAL
 from rag.answer.trust import Checked, Confirm, Entail, Refusal, Trust, check_answer
 from rag.index.embedding import Embedder
@@ -158,20 +159,23 @@ class Complete:
 
 
 class AnswersWhatIsAsked:
-    """Asked for an amount, an answer with no number is no answer, however true its sentences:
-    the quoted evidence of `complete` had none either, so the sources do not give it."""
+    """Asked for an amount, an answer with no number is no answer, however true its sentences: it
+    gets the cited paper's sentence that gives one, quoted, or is refused when none does."""
 
     name = "wanted"
 
     def __call__(self, work: Work, ctx: Context) -> None:
-        shown = " ".join(strip_markers(s.text) for s in work.sentences)
-        if lacks_wanted(ctx.intent, shown):
-            work.refusal = Refusal("lacks_wanted", f"(a {ctx.intent.wants.value})")
-            work.note(self.name, "refused", "", f"lacks_wanted: {work.refusal.reason}")
-        else:
-            work.note(
-                self.name, "answered", "", f"the answer gives what is asked for ({ctx.intent.wants.value})"
-            )
+        wants = ctx.intent.wants.value
+        if not lacks_wanted(ctx.intent, " ".join(strip_markers(s.text) for s in work.sentences)):
+            work.note(self.name, "answered", "", f"the answer gives what is asked for ({wants})")
+            return
+        quoted = complete_wanted(ctx.intent, work.sentences, work.citations, ctx.evidence)
+        if quoted is not None:
+            work.sentences.append(quoted)
+            work.note(self.name, "added", quoted.text, f"quoted: the answer gave no {wants}")
+            return
+        work.refusal = Refusal("lacks_wanted", f"(a {wants})")
+        work.note(self.name, "refused", "", f"lacks_wanted: {work.refusal.reason}")
 
 
 class Render:
