@@ -15,6 +15,7 @@ answered. The causes, in the order they are tested (the first that holds is the 
   part_missing              some of the facts shown, not all (a two-part or comparison answer)
   wrong_paper_cited         every fact shown, no gold paper cited
   unanswerable_answered     an unanswerable question answered
+  error                     no answer was made (a replay without a stored draft for every prompt)
 
 What a stored run cannot tell (a contradiction shown, a number misread, right in other words) is
 for the reader of misses.jsonl; docs/evaluation.md gives both counts.
@@ -64,6 +65,8 @@ def classify(r: ItemResult, item: GoldItem) -> Miss | None:
         return None if r.abstained else miss("unanswerable_answered")
     if r.scores.get("facts_cited") == 1.0 or r.type == "survey":
         return None
+    if r.error:
+        return miss("error", r.error.split(" for ")[0])
     if not set(r.sources) & set(item.papers) and r.abstain_code not in PRE_GENERATION_RULES:
         return miss("not_retrieved")
     if r.abstained and r.abstain_code in PRE_GENERATION_RULES:
