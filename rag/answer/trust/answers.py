@@ -67,12 +67,21 @@ def trim(text: str, passage: str) -> tuple[str, list[str]]:
     for name in sorted(tx.names(strip_markers(out)), key=len, reverse=True):
         if tx.name_in(name, said_names):
             continue
-        modifier = re.search(rf"(?<![\w-]){re.escape(name)}\s+(?=[a-z])", out)
-        if modifier is None:
+        # Only between a determiner or preposition and a noun the source has ("of GPU memory"):
+        # a name that is a subject ("X reports ..."), joined by "and", or heads its phrase cannot go.
+        modifier = re.search(rf"\b({_BEFORE_MODIFIER}) {re.escape(name)} ([a-z][a-z-]+)\b", out)
+        # A word ending in one "s" after the name is as often a verb ("X requires") as a plural.
+        head = modifier[2] if modifier else ""
+        if not head or head in tx.STOP_WORDS or _VERB_LIKE.search(head) or tx.stem(head) not in said_words:
             return text, []  # the name is what the sentence is about: no trim can save it
-        out = out[: modifier.start()] + out[modifier.end() :]
+        out = out[: modifier.start()] + f"{modifier[1]} {modifier[2]}" + out[modifier.end() :]
         dropped.append(name)
     return (out, dropped) if dropped else (text, [])
+
+
+# The words before a noun phrase whose first word may be a modifier.
+_BEFORE_MODIFIER = "of|the|a|an|in|on|for|with|by|its|their|to|as"
+_VERB_LIKE = re.compile(r"(?<!s)s$|ed$")
 
 
 @dataclass
