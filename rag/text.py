@@ -206,9 +206,14 @@ def numbers(text: str, *, words: bool = True) -> set[str]:
 _FORMULA = re.compile(r"\$[^$]+\$|(?<![A-Za-z])[OΘΩ]\([^()]*(?:\([^()]*\)[^()]*)*\)")
 
 
+# A name with digits after letters ("Time-300B", "LLaMa2-7B", "GPT-4"): no amount.
+_DIGIT_NAME = re.compile(r"(?<![\w-])[A-Za-z][\w]*[-.]?\d[\w.-]*")
+
+
 def amounts(text: str) -> set[str]:
-    """What `text` states as an amount: its numbers (`numbers`) and its formulas, each as written."""
-    return numbers(text) | {f.replace(" ", "") for f in _FORMULA.findall(text)}
+    """What `text` states as an amount: its numbers (`numbers`) and its formulas, each as written;
+    the digits of a name ("Time-300B") are no amount, "300B time points" is one."""
+    return numbers(_DIGIT_NAME.sub(" ", text)) | {f.replace(" ", "") for f in _FORMULA.findall(text)}
 
 
 # What a number measures is said right after it ("a 3.0% improvement on MMLU"), up to the end of

@@ -157,3 +157,6 @@ def test_an_amount_is_a_number_or_a_formula():
     assert tx.amounts("It needs $m = O(n)$ Gaussian measurements.") == {"$m=O(n)$"}
     assert tx.amounts("in O(n log n) time with three passes") == {"O(nlogn)", "3"}
     assert tx.amounts("Our model (ours) beats Olmo (the baseline).") == set()
+    # The digits of a name are no amount; the same digits on their own are.
+    assert tx.amounts("How many time points are in Time-300B for LLaMa2-7B?") == set()
+    assert tx.amounts("Time-300B holds over 300 billion time points.") == {"300"}
