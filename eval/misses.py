@@ -1,6 +1,6 @@
 """Why an answer missed: every miss of a stored run, put in one cause by what the run recorded.
 
-`python -m eval.misses REPORT_DIR [--gold FILE ...]` prints the counts per cause and writes
+`python -m eval.misses REPORT_DIR [--split dev] [--config hybrid]` prints the counts per cause and writes
 `REPORT_DIR/misses.jsonl` (one line per miss, with the evidence for its cause) for reading by hand.
 A miss is an answerable item without every fact and a gold paper cited, or an unanswerable item
 answered. The causes, in the order they are tested (the first that holds is the cause):

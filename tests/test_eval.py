@@ -372,3 +372,29 @@ def test_offered_counts_the_facts_and_tokens_each_config_shows_the_model_without
     assert pipeline.settings.answer_k == 3  # the config's overrides do not outlive the measurement
     lines = table(list(offers.values()))
     assert lines[2].startswith("| hybrid | 0 | 1.000 (2) |") and lines[3].startswith("| k5 | 0 |")
+
+
+def test_each_miss_gets_the_first_cause_that_holds():
+    from eval.gold import parse_item
+    from eval.misses import classify
+    from eval.runner import ItemResult
+
+    item = parse_item({"id": "q", "type": "lookup", "question": "What does X use?", "facts": [["GRPO"]],
+                       "papers": ["p"]}, "t")  # fmt: skip
+
+    def result(**kw) -> ItemResult:
+        base = dict(config="hybrid", id="q", type="lookup", question=item.question, query=item.question,
+                    gold_papers=["p"], ranked=["p"], scores={"facts_cited": 0.0}, latency={}, answered=True,
+                    sources=["p"])  # fmt: skip
+        return ItemResult(**(base | kw))
+
+    assert classify(result(scores={"facts_cited": 1.0}), item) is None
+    assert classify(result(sources=["other"]), item).cause == "not_retrieved"
+    removed = [{"text": "X uses GRPO (Gradient Reward).", "failed": ["..."], "checks": ["names"]}]
+    miss = classify(result(abstained=True, abstain_code="no_supported_sentence", removed=removed), item)
+    assert (miss.cause, miss.detail) == ("true_sentence_removed", "names")
+    assert (
+        classify(result(abstained=True, abstain_code="model_declined"), item).cause == "refused_after_writing"
+    )
+    assert classify(result(answer="X uses a policy method."), item).cause == "non_answer_shown"
+    assert classify(result(answer="X uses GRPO."), item).cause == "wrong_paper_cited"
