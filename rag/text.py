@@ -191,12 +191,29 @@ def _canonical(number: str) -> str:
     return number.lstrip("0") or "0"
 
 
+# A number with its scale ("349K", "7.5 million"): also the same amount written out ("349,000").
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(K|M|B|thousand|million|billion)\b")
+_SCALE = {"K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "B": 1e9, "billion": 1e9}
+
+
+def scaled(text: str) -> dict[str, str]:
+    """Each number of `text` written with a scale, and the same amount written out:
+    "349K" -> {"349": "349000"}, "1.2 billion" -> {"1.2": "1200000000"}."""
+    norm = re.sub(r"(?<=\d),(?=\d{3}\b)", "", plain(text))
+    out = {}
+    for m in _SCALED.finditer(norm):
+        value = float(m.group(1)) * _SCALE[m.group(2)]
+        out[_canonical(m.group(1))] = _canonical(f"{value:.6f}")
+    return out
+
+
 def numbers(text: str, *, words: bool = True) -> set[str]:
-    """The numbers stated in `text`, canonical ("6,800" -> "6800", "84.150" -> "84.15"), and with
-    `words` number words too ("three" -> "3"; too ambiguous to count as a claim: "either one").
-    Digits glued to letters before them ("Llama3", "CIFAR10") belong to names."""
+    """The numbers stated in `text`, canonical ("6,800" -> "6800", "84.150" -> "84.15"), a scaled
+    number also written out ("349K" -> "349" and "349000"), and with `words` number words too
+    ("three" -> "3"; too ambiguous to count as a claim: "either one"). Digits glued to letters
+    before them ("Llama3", "CIFAR10") belong to names."""
     norm = normalize(text)
-    found = {_canonical(n) for n in _NUMBER.findall(norm)}
+    found = {_canonical(n) for n in _NUMBER.findall(norm)} | set(scaled(text).values())
     if words:
         found |= {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", norm) if w in NUMBER_WORDS}
     return found
@@ -234,6 +251,10 @@ def quantities(text: str) -> list[tuple[str, set[str], str]]:
     norm = normalize(text)
     out = []
     for m in _COUNTED.finditer(norm):
+        # A number joined to a word by a hyphen names something ("top-1", "two-phase", "GPT-4"):
+        # it measures nothing, and the words after it are not its quantity.
+        if re.search(r"[a-z]-$", norm[: m.start()]) or re.match(r"-[a-z]", norm[m.end() :]):
+            continue
         number = NUMBER_WORDS.get(m.group(0)) or _canonical(m.group(0))
         after = " ".join(
             words(_CLAUSE_END.split(norm[m.end() : m.end() + 80], maxsplit=1)[0])[:QUANTITY_WORDS]

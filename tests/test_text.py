@@ -159,4 +159,10 @@ def test_an_amount_is_a_number_or_a_formula():
     assert tx.amounts("Our model (ours) beats Olmo (the baseline).") == set()
     # The digits of a name are no amount; the same digits on their own are.
     assert tx.amounts("How many time points are in Time-300B for LLaMa2-7B?") == set()
-    assert tx.amounts("Time-300B holds over 300 billion time points.") == {"300"}
+    assert tx.amounts("Time-300B holds over 300 billion time points.") == {"300", "300000000000"}
+
+
+def test_a_number_joined_to_a_word_by_a_hyphen_measures_nothing():
+    assert tx.quantities("a two-phase approach with top-1 accuracy on GPT-4") == []
+    assert [n for n, _, _ in tx.quantities("two phases, 1-2 points")] == ["2", "1", "2"]
+    assert tx.scaled("7.5K QAs and 1.2 billion tokens") == {"7.5": "7500", "1.2": "1200000000"}

@@ -303,6 +303,37 @@ def test_an_answer_that_only_repeats_the_question_is_refused():
     )
 
 
+def test_a_quoted_or_hyphenated_term_is_new_even_when_made_of_stop_words():
+    question = "What two broad strategies for producing explanations are tested for identifiability?"
+    named = _shown(
+        'The two broad strategies tested for identifiability are "where-then-what" and "what-then-where" [1].'
+    )
+    assert not restates_question(parse(question), Checked("", named, [], [], 0, ["x"]))
+    echo = _shown("The two broad strategies for producing explanations are tested for identifiability [1].")
+    assert restates_question(parse(question), Checked("", echo, [], [], 0, ["x"]))
+
+
+def test_a_negation_the_question_asserts_is_its_premise_not_the_answers_claim():
+    source = "We also study a single self-attention layer in learning relatively simpler deterministic walks."
+    claim = "The layer fails to learn the simpler task of deterministic walks."
+    assert not check_polarity(claim, source).passed
+    assert check_polarity(claim, source, "What simpler task does the layer fail to learn?").passed
+    # The question's negation does not excuse a negation of something else.
+    flipped = "The method does not improve accuracy."
+    assert not check_polarity(flipped, "The method improves accuracy.", "Does it fail to learn walks?").passed
+
+
+def test_a_scaled_number_equals_it_written_out_and_hyphenated_numbers_measure_nothing():
+    assert check_numbers("It has 349,000 image pairs.", "A dataset of 349K image pairs.").passed
+    assert check_numbers("It has 349K image pairs.", "A dataset of 349,000 image pairs.").passed
+    assert not check_numbers("It has 349 image pairs.", "A dataset of 349,000 image pairs.").passed
+    from rag.answer.trust.checks import check_quantities
+
+    source = "A top-1 accuracy of 99.2% on PPG retrieval, and 80.1% on ECG."
+    assert check_quantities("It reaches 99.2% on PPG retrieval.", source).passed
+    assert not check_quantities("It reaches 80.1% on PPG retrieval.", source).passed
+
+
 def test_an_answer_whose_answering_sentence_failed_is_refused():
     question = "How do graph neural networks handle molecular property prediction for drug toxicity?"
     removed = _shown(

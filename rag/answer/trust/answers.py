@@ -194,7 +194,13 @@ class _DraftCheck:
         given = self.asked if piece.named else frozenset()
         return {
             n: self.trust.verify(
-                piece.claim, piece.vector, ev, given=given, asked=self.intent.words, subject=self.subject
+                piece.claim,
+                piece.vector,
+                ev,
+                given=given,
+                asked=self.intent.words,
+                subject=self.subject,
+                question=self.intent.question,
             )
             for n, ev in candidates.items()
         }

@@ -46,17 +46,27 @@ def _is_content(token: str) -> bool:
     return token not in tx.STOP_WORDS and token not in _BOUNDARY_WORDS and not token[0].isdigit()
 
 
-def polarity_terms(text: str) -> tuple[set[str], set[str]]:
+def polarity_terms(text: str, premise: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], set[str]]:
     """(stems in the scope of a negation cue, stems outside any): "X does not improve Y" puts
-    improve and Y in the first set; in "training-free", "free" negates the word before it."""
+    improve and Y in the first set; in "training-free", "free" negates the word before it. A
+    negation whose first governed word the `premise` negates too (the question's own negated
+    stems: "what does the layer fail to learn?") repeats the question, and counts as neither."""
     toks = _tokens(text)
     negated = [False] * len(toks)
+    repeated = [False] * len(toks)
     for i, t in enumerate(toks):
         if not _NEGATION.fullmatch(t):
             continue
         if t == "free":
             if i > 0:
                 negated[i - 1] = True
+            continue
+        first = next((tx.stem(w) for w in toks[i + 1 : i + 4] if _is_content(w) and w != "to"), "")
+        if first in premise:
+            for j in range(i + 1, min(len(toks), i + 1 + 2 * _SCOPE)):
+                if toks[j] in _BOUNDARY_WORDS:
+                    break
+                repeated[j] = True
             continue
         start = i + 1
         if t.startswith(("stop", "prevent")):  # "stops X from emerging" negates what follows "from"
@@ -74,15 +84,16 @@ def polarity_terms(text: str) -> tuple[set[str], set[str]]:
             negated[j] = True
             governed += _is_content(toks[j])
     neg, pos = set(), set()
-    for t, n in zip(toks, negated):
-        if _is_content(t) and not _NEGATION.fullmatch(t):
+    for t, n, r in zip(toks, negated, repeated):
+        if _is_content(t) and not _NEGATION.fullmatch(t) and not r:
             (neg if n else pos).add(tx.stem(t))
     return neg, pos
 
 
-def check_polarity(claim: str, best: str) -> Check:
-    """A word the claim only negates that the source sentence only states, or the reverse."""
-    c_neg, c_pos = polarity_terms(claim)
+def check_polarity(claim: str, best: str, question: str = "") -> Check:
+    """A word the claim only negates that the source sentence only states, or the reverse; a
+    negation the claim repeats from the `question` is the question's premise, not a claim."""
+    c_neg, c_pos = polarity_terms(claim, polarity_terms(question)[0] if question else frozenset())
     p_neg, p_pos = polarity_terms(best)
     for word in sorted((c_neg - c_pos) & (p_pos - p_neg)):
         return Check("polarity", False, f"the sentence negates '{word}…', the source does not")

@@ -101,11 +101,13 @@ class Trust:
         given: frozenset[str] = frozenset(),
         asked: frozenset[str] = frozenset(),
         subject: Sequence[str] = (),
+        question: str = "",
     ) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
         them when `whole`); the title counts as part of the source, and the content words in
         `given` count as covered. `asked`: the question's content words (the topic check);
-        `subject`: names a heading above the claim gives, which the source's paper must contain."""
+        `subject`: names a heading above the claim gives, which the source's paper must contain;
+        `question`: a negation the claim repeats from it is not judged (`check_polarity`)."""
         shown = (
             source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
         )
@@ -120,7 +122,7 @@ class Trust:
             "numbers": lambda: ck.check_numbers(claim, passage),
             "quantities": lambda: ck.check_quantities(claim, passage),
             "names": lambda: ck.check_names(claim, passage, subject, source.paper.text),
-            "polarity": lambda: ck.check_polarity(claim, best_text),
+            "polarity": lambda: ck.check_polarity(claim, best_text, question),
             "direction": lambda: ck.check_direction(claim, best_text),
             "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage, given),
             "topic": lambda: ck.check_topic(words - given, asked, source.paper.text),
@@ -243,7 +245,15 @@ def restates_question(intent: Intent, checked: Checked) -> bool:
     if intent.yes_no or not claims:
         return False
     asked = intent.words | tx.meta_stems()
-    return all(not tx.content_words(c) - asked for c in claims)
+    return all(not tx.content_words(c) - asked and not _new_terms(intent, c) for c in claims)
+
+
+def _new_terms(intent: Intent, claim: str) -> list[str]:
+    """Terms the claim quotes or hyphenates that the question does not have: "where-then-what" is
+    a name made of stop words, new although it adds no content word."""
+    asked = intent.question.lower()
+    terms = re.findall(r"[\"“]([^\"”]{2,60})[\"”]|\b(\w+(?:-\w+)+)\b", claim)
+    return [t for pair in terms for t in pair if t and t.lower() not in asked]
 
 
 def answer_removed(intent: Intent, checked: Checked) -> bool:
