@@ -10,6 +10,8 @@ is reported as missing.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +36,8 @@ class ReplayLLM(LLM):
         self.drafts: dict[str, str] = {}
         self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
+        self.cache = folder / "live.jsonl"  # the live model's verdicts on these drafts, by prompt
+        self.asked = {r["key"]: r["reply"] for r in read_jsonl(self.cache)} if self.cache.is_file() else {}
         rows = read_jsonl(folder / "results.jsonl")
         # Drafts are found by question: two configurations' drafts of one question (citewise and the
         # baseline, or two index sizes) would overwrite each other, and the replay would be wrong.
@@ -49,7 +53,8 @@ class ReplayLLM(LLM):
                 self.drafts[row["query"]] = row["draft"]
                 self.drafts.setdefault(row["question"], row["draft"])
                 judged = row.get("judged")
-                if judged is None and row.get("draft"):  # runs stored before the grade was: infer it
+                # Runs stored before the grade was: inferred from the refusal, when no live model can grade.
+                if judged is None and row.get("draft") and live is None:
                     graded_no = row.get("abstain_reason", "").startswith(REASONS["judged_unanswered"])
                     judged = False if graded_no else True if not row.get("abstained") else None
                 if judged is not None:
@@ -72,17 +77,31 @@ class ReplayLLM(LLM):
         if messages[0]["content"] == ENTAIL_SYSTEM:  # the verdict on one sentence: the live model's
             if self.live is None:
                 raise LLMError("no live model for the entailment verdict")
-            yield from self.live().stream(messages, max_tokens=max_tokens, temperature=0.0)
+            yield self._live(messages, max_tokens)
             return
         question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
         if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any
-            if question not in self.verdicts:
-                raise LLMError(f"no stored grade for {question!r}")
-            yield "YES" if self.verdicts[question] else "NO"
+            if question in self.verdicts:
+                yield "YES" if self.verdicts[question] else "NO"
+            else:
+                yield self._live(messages, max_tokens)
             return
         if question not in self.drafts:
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]
+
+    def _live(self, messages: list[Message], max_tokens: int) -> str:
+        """The live model's short verdict, kept in the replayed folder (`live.jsonl`): replaying the
+        same drafts under another rule set asks the model only what it was not asked before."""
+        if self.live is None:
+            raise LLMError("no stored verdict and no live model")
+        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        if key not in self.asked:
+            reply = self.live().complete(messages, max_tokens=max_tokens, temperature=0.0)
+            self.asked[key] = reply
+            with self.cache.open("a") as f:
+                f.write(json.dumps({"key": key, "reply": reply}) + "\n")
+        return self.asked[key]
 
     def _confirm(self, messages: list[Message], *, max_tokens: int) -> Iterator[str]:
         """The stored confirmation of a paper, or the live model's when the run stored none."""
@@ -91,9 +110,7 @@ class ReplayLLM(LLM):
         if (question, title) in self.confirmed:
             yield "YES" if self.confirmed[(question, title)] else "NO"
             return
-        if self.live is None:
-            raise LLMError(f"no stored confirmation for {title!r}")
-        yield from self.live().stream(messages, max_tokens=max_tokens, temperature=0.0)
+        yield self._live(messages, max_tokens)
 
 
 # The confirmation prompt read back: CONFIRM_USER with its fields as groups.

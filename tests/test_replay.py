@@ -47,11 +47,15 @@ def test_a_confirmation_the_run_never_stored_goes_to_the_live_model_or_fails(tmp
     live = FakeLLM(["YES"])
     assert ReplayLLM(_run(tmp_path), live=lambda: live).complete(_confirm()) == "YES"
     assert live.prompts == [_confirm()]
-    with pytest.raises(LLMError, match="no stored confirmation"):
+    # The live verdict is kept beside the drafts: asked again, the model is not.
+    assert ReplayLLM(_run(tmp_path), live=lambda: FakeLLM(["NO"])).complete(_confirm()) == "YES"
+    with pytest.raises(LLMError, match="no stored verdict"):
         ReplayLLM(_run(tmp_path)).complete(_confirm("Another paper"))
     # Older runs stored the answer to another prompt (`confirmed`): not replayed.
-    with pytest.raises(LLMError, match="no stored confirmation"):
-        ReplayLLM(_run(tmp_path, confirmed={TITLE: True})).complete(_confirm())
+    older = tmp_path / "older"
+    older.mkdir()
+    with pytest.raises(LLMError, match="no stored verdict"):
+        ReplayLLM(_run(older, confirmed={TITLE: True})).complete(_confirm())
 
 
 def test_the_entailment_verdict_a_run_never_asked_goes_to_the_live_model(tmp_path):

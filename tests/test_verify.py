@@ -256,6 +256,10 @@ def test_refusal_rules():
     assert (
         graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: None) is None
     )  # no verdict
+    # Asked for a number, the answer's form tells (the `wanted` stage): the model is not asked.
+    asked = []
+    assert graded.after_generation("x", backed, parse("How many layers?"), lambda c: asked.append(c)) is None
+    assert not asked
     assert (
         graded.without("judged_unanswered").after_generation("x", backed, parse("q"), lambda c: False) is None
     )

@@ -13,7 +13,7 @@ from rag import text as tx
 from rag.answer.citations import strip_markers
 from rag.answer.trust import checks as ck
 from rag.answer.trust.checks import Checked
-from rag.questions import Intent
+from rag.questions import Intent, Wanted
 from rag.search.evidence import Evidence
 from rag.settings import Settings
 from rag.types import Check, SearchResult
@@ -183,7 +183,10 @@ class Trust:
             return Refusal("answer_removed")
         if self.on("off_question") and off_question(intent, checked):
             return Refusal("off_question")
-        if self.on("judged_unanswered") and judge is not None and judge(checked) is False:
+        # Asked for a number or a paper, the form of the answer tells (the `wanted` stage, `paper_fit`);
+        # asked what, how or why, only the model can.
+        asked_any = intent.wants is Wanted.ANY
+        if self.on("judged_unanswered") and asked_any and judge is not None and judge(checked) is False:
             return Refusal("judged_unanswered")
         return None
 
