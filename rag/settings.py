@@ -149,9 +149,11 @@ class Settings(BaseSettings):
             "restates_question",
             "answer_removed",
             "off_question",
+            "judged_unanswered",
         ],
-        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered` "
-        "is available and off: the model grades its checked answer in a short extra call.",
+        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered`: "
+        "asked what, how or why (not a number or a paper, not a follow-up), the model grades its checked "
+        "answer in a short extra call, and an answer it grades unanswered is refused.",
     )
     answer_stages: list[str] = Field(
         ["clean", "check", "refuse", "complete", "wanted", "render"],

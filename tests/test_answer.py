@@ -240,7 +240,7 @@ def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
 
 
 def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
-    rules = [*Settings().abstention_rules, "judged_unanswered"]  # off by default
+    rules = Settings().abstention_rules  # the grade is on by default
     pipeline, llm = make_pipeline(
         indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."], abstention_rules=rules
     )

@@ -245,10 +245,8 @@ def test_refusal_rules():
     assert trust.after_generation("Entropy declines.", nothing, parse("q")).code == "no_supported_sentence"
     assert trust.after_generation("I cannot answer this.", nothing, parse("q")).code == "model_declined"
     backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
-    assert (
-        trust.after_generation("x", backed, parse("q"), lambda c: False) is None
-    )  # the grade is off by default
     graded = Trust(rules=(*trust.rules, "judged_unanswered"))
+    assert "judged_unanswered" in trust.rules  # on by default
     assert (
         graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: False).code
         == "judged_unanswered"

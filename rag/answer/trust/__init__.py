@@ -27,8 +27,8 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
                          touches the question (true context about something else)
   off_question           no shown sentence shares a content word with the question (a true sentence
                          about something else; not for follow-ups or which-paper answers)
-  judged_unanswered      (off by default) asked apart from the sources, the model says the checked answer does not
-                         give what the question asks for
+  judged_unanswered      asked what, how or why (not a number or paper, not a follow-up), the model, asked apart
+                         from the sources, says the checked answer does not give what the question asks for
 
 `citewise verify` (rag/answer/verify.py) runs the same checks against a whole abstract.
 

@@ -183,12 +183,22 @@ class Trust:
             return Refusal("answer_removed")
         if self.on("off_question") and off_question(intent, checked):
             return Refusal("off_question")
-        # Asked for a number or a paper, the form of the answer tells (the `wanted` stage, `paper_fit`);
-        # asked what, how or why, only the model can.
-        asked_any = intent.wants is Wanted.ANY
-        if self.on("judged_unanswered") and asked_any and judge is not None and judge(checked) is False:
+        if (
+            self.on("judged_unanswered")
+            and _gradable(intent)
+            and judge is not None
+            and judge(checked) is False
+        ):
             return Refusal("judged_unanswered")
         return None
+
+
+def _gradable(intent: Intent) -> bool:
+    """Whether the model's grade (`judged_unanswered`) can decide: asked for a number or a paper,
+    the form of the answer tells (the `wanted` stage, `paper_fit`); a follow-up means what the
+    conversation says, which the grade's short prompt does not show (asked with the paper named,
+    the default model still graded right follow-up answers unanswered on dev)."""
+    return intent.wants is Wanted.ANY and not intent.refers_back
 
 
 @dataclass
