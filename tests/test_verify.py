@@ -313,6 +313,10 @@ def test_a_quoted_or_hyphenated_term_is_new_even_when_made_of_stop_words():
     assert not restates_question(parse(question), Checked("", named, [], [], 0, ["x"]))
     echo = _shown("The two broad strategies for producing explanations are tested for identifiability [1].")
     assert restates_question(parse(question), Checked("", echo, [], [], 0, ["x"]))
+    # A term with content words is judged by them: "fine-tuned" is the question's "fine-tune".
+    asked = "Which pretrained language model did the LoRA gradient-dynamics paper fine-tune?"
+    echo = _shown("The LoRA gradient-dynamics paper fine-tuned a pretrained language model [1].")
+    assert restates_question(parse(asked), Checked("", echo, [], [], 0, ["x"]))
 
 
 def test_a_negation_the_question_asserts_is_its_premise_not_the_answers_claim():

@@ -262,11 +262,12 @@ def restates_question(intent: Intent, checked: Checked) -> bool:
 
 
 def _new_terms(intent: Intent, claim: str) -> list[str]:
-    """Terms the claim quotes or hyphenates that the question does not have: "where-then-what" is
-    a name made of stop words, new although it adds no content word."""
+    """Terms made of stop words only ("where-then-what"), quoted or hyphenated, that the question
+    does not have: a name with no content word, new although `content_words` cannot see it. A
+    term with content words ("fine-tuned") is judged by its content words."""
     asked = intent.question.lower()
     terms = re.findall(r"[\"“]([^\"”]{2,60})[\"”]|\b(\w+(?:-\w+)+)\b", claim)
-    return [t for pair in terms for t in pair if t and t.lower() not in asked]
+    return [t for pair in terms for t in pair if t and not tx.content_words(t) and t.lower() not in asked]
 
 
 def answer_removed(intent: Intent, checked: Checked) -> bool:
