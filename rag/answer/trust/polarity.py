@@ -4,6 +4,7 @@ which way it moves a quantity (up or down, "from X to Y"), and who outperforms w
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rag import text as tx
@@ -90,10 +91,16 @@ def polarity_terms(text: str, premise: frozenset[str] | set[str] = frozenset()) 
     return neg, pos
 
 
+@functools.lru_cache(maxsize=32)
+def _premise(question: str) -> frozenset[str]:
+    """What the question negates, read once per question, not once per sentence and source."""
+    return frozenset(polarity_terms(question)[0]) if question else frozenset()
+
+
 def check_polarity(claim: str, best: str, question: str = "") -> Check:
     """A word the claim only negates that the source sentence only states, or the reverse; a
     negation the claim repeats from the `question` is the question's premise, not a claim."""
-    c_neg, c_pos = polarity_terms(claim, polarity_terms(question)[0] if question else frozenset())
+    c_neg, c_pos = polarity_terms(claim, _premise(question))
     p_neg, p_pos = polarity_terms(best)
     for word in sorted((c_neg - c_pos) & (p_pos - p_neg)):
         return Check("polarity", False, f"the sentence negates '{word}…', the source does not")
