@@ -32,7 +32,9 @@ def evaluate(
         None, "--compare", help="Two report folders: what changed."
     ),
     list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
-    calibrate: bool = typer.Option(False, "--calibrate", help="Derive RAG_MIN_RELEVANCE from the gold set."),
+    calibrate: bool = typer.Option(
+        False, "--calibrate", help="Derive RAG_TRUST__MIN_RELEVANCE from the gold set."
+    ),
     verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
     offered: bool = typer.Option(
         False,

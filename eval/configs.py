@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer.trust import CLAIM_CHECKS
+from rag.settings import TrustSettings
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ CONFIGS: dict[str, Config] = {
         Config(
             "topic",
             "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
-            {"claim_checks": [*CLAIM_CHECKS, "topic"]},
+            {"trust": {"checks": [*TrustSettings().checks, "topic"]}},
         ),
         Config(
             "nosubject",

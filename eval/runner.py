@@ -193,6 +193,9 @@ class System:
 def make_system(config: Config, base: Pipeline, ablation: bool = False) -> System:
     """A pipeline with the config's settings, sharing the base pipeline's embedder and store."""
     settings = base.settings.model_copy(update=config.overrides)
+    if "trust" in config.overrides:  # a section: its fields over the base's, not a dict in its place
+        trust = base.settings.trust.model_copy(update=config.overrides["trust"])
+        settings = settings.model_copy(update={"trust": trust})
     pipeline = Pipeline(settings, store=base.store, embedder=base.embedder, llm=base._llm)
     if config.system != "llamaindex":
         return System(pipeline, ablation=ablation)

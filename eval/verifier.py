@@ -25,7 +25,6 @@ import numpy as np
 from eval.gold import read_jsonl
 from rag import text as tx
 from rag.answer.trust import Trust, support_score
-from rag.answer.trust.rules import SENTENCE_CHECKS
 from rag.search.evidence import Evidence, evidence_for
 from rag.types import Paper
 
@@ -188,7 +187,7 @@ def checkers(trust: Trust) -> dict[str, Checker]:
         "before": _legacy_supported,
     }
     # Ablation: each check off in turn (paper_fit judges a whole answer, not a claim: not here).
-    for name in (c for c in trust.checks if c not in SENTENCE_CHECKS):
+    for name in (c.name for c in trust.claim_checks if not c.by_model):
         variant = trust.without(name)
         out[f"without {name}"] = lambda c, v, ev, t=variant: t.verify(c, v, ev, whole=True).passed
     return out

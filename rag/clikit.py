@@ -13,7 +13,21 @@ from rag.settings import Settings
 
 
 def settings_from(**overrides) -> Settings:
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    """The settings of a command, checked at start-up: a wrong value or an unknown check or rule
+    name is one line of error, not a traceback at the first answer."""
+    from pydantic import ValidationError
+
+    from rag.answer.trust import Trust, UnknownName
+
+    try:
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+        Trust(settings.trust)
+    except UnknownName as exc:
+        fail(str(exc))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        fail(f"invalid settings (RAG_* variables or .env): {problems}")
+    return settings
 
 
 def fail(message: str, code: int = 1) -> None:

@@ -8,10 +8,70 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LLMBackendName = Literal["auto", "ollama", "llamacpp", "openai"]
+
+
+class TrustSettings(BaseModel):
+    """When an answer sentence counts as backed and when an answer is refused (rag/answer/trust/).
+    Each name in `checks` and `rules` is a class of rag/answer/trust/ (`ClaimCheck`, `Rule`); an
+    unknown name stops the program at start-up with the names it knows."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt threshold is an error, not a default
+
+    min_relevance: float = Field(
+        0.23,
+        description="Abstain without generating when the best passage's cosine similarity to "
+        "the question is below this, unless the sources name every name the question names "
+        "(a short question about an acronym embeds poorly). `citewise eval --calibrate` derives it "
+        "from the dev split.",
+    )
+    support_threshold: float = Field(
+        0.45, description="Min support score for a sentence to count as backed by a source."
+    )
+    min_coverage: float = Field(
+        0.5,
+        description="The share of an answer sentence's content words that its cited passage must "
+        "contain more of (the coverage check: by default most of them, more than half).",
+    )
+    min_paper_fit: float = Field(
+        0.5,
+        description="Asked which paper, a sentence naming one in the question's words is shown as "
+        "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
+        "the question describes) reaches this (the paper_fit check).",
+    )
+    trim_spans: bool = Field(
+        True,
+        description="A sentence that fails its checks is checked again without the spans its source "
+        "does not back (a parenthetical, a name that only modifies the next noun) before it is removed.",
+    )
+    checks: list[str] = Field(
+        ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
+        description="Checks every answer sentence must pass against the passage it cites "
+        "(rag/answer/trust/); a JSON list. Available and off: `topic` (a sentence repeating two or more "
+        "of the question's words must cite a paper holding most of them) and `entailment` (after the "
+        "other checks, the model judges the sentence against the sentences of the cited abstract that "
+        "match it best, in place of `polarity`: a contradicted one is removed, an unstated one marked; "
+        "off because on the dev answers it removed true answers, docs/evaluation.md; `citewise verify` "
+        "uses it).",
+    )
+    rules: list[str] = Field(
+        [
+            "low_relevance",
+            "unstated_focus",
+            "model_declined",
+            "no_supported_sentence",
+            "restates_question",
+            "answer_removed",
+            "off_question",
+            "judged_unanswered",
+        ],
+        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered`: "
+        "asked what, how or why (not a number or a paper, not a follow-up), the model grades its checked "
+        "answer in a short extra call, and an answer it grades unanswered is refused.",
+    )
 
 
 class Settings(BaseSettings):
@@ -21,6 +81,7 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
+        env_nested_delimiter="__",
     )
 
     # --- storage -------------------------------------------------------------------------
@@ -104,56 +165,10 @@ class Settings(BaseSettings):
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature (0 = deterministic, most faithful)."
     )
-    min_relevance: float = Field(
-        0.23,
-        description="Abstain without generating when the best passage's cosine similarity to "
-        "the question is below this, unless the sources name every name the question names "
-        "(a short question about an acronym embeds poorly). `citewise eval --calibrate` derives it "
-        "from the dev split.",
-    )
-    support_threshold: float = Field(
-        0.45, description="Min support score for a sentence to count as backed by a source."
-    )
-    min_coverage: float = Field(
-        0.5,
-        description="The share of an answer sentence's content words that its cited passage must "
-        "contain more of (the coverage check: by default most of them, more than half).",
-    )
-    min_paper_fit: float = Field(
-        0.5,
-        description="Asked which paper, a sentence naming one in the question's words is shown as "
-        "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
-        "the question describes) reaches this (the paper_fit check).",
-    )
-    trim_spans: bool = Field(
-        True,
-        description="A sentence that fails its checks is checked again without the spans its source "
-        "does not back (a parenthetical, a name that only modifies the next noun) before it is removed.",
-    )
-    claim_checks: list[str] = Field(
-        ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
-        description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/answer/trust/); a JSON list. Available and off: `topic` (a sentence repeating two or more "
-        "of the question's words must cite a paper holding most of them) and `entailment` (after the "
-        "other checks, the model judges the sentence against the sentences of the cited abstract that "
-        "match it best, in place of `polarity`: a contradicted one is removed, an unstated one marked; "
-        "off because on the dev answers it removed true answers, docs/evaluation.md; `citewise verify` "
-        "uses it).",
-    )
-    abstention_rules: list[str] = Field(
-        [
-            "low_relevance",
-            "unstated_focus",
-            "model_declined",
-            "no_supported_sentence",
-            "restates_question",
-            "answer_removed",
-            "off_question",
-            "judged_unanswered",
-        ],
-        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered`: "
-        "asked what, how or why (not a number or a paper, not a follow-up), the model grades its checked "
-        "answer in a short extra call, and an answer it grades unanswered is refused.",
+    trust: TrustSettings = Field(
+        default_factory=lambda: TrustSettings(),
+        description="When an answer sentence counts as backed by its source, and when an answer is refused; "
+        "set one field with RAG_TRUST__<FIELD> (e.g. RAG_TRUST__MIN_COVERAGE=0.6).",
     )
     answer_stages: list[str] = Field(
         ["clean", "check", "refuse", "complete", "wanted", "render"],
@@ -199,23 +214,35 @@ def get_settings(**overrides: object) -> Settings:
     return Settings(**overrides)  # type: ignore[arg-type]
 
 
+def _variables(fields: dict, prefix: str) -> list[str]:
+    """Each field as its description and its default."""
+    import json
+
+    lines = []
+    for name, field in fields.items():
+        lines.append(f"# {field.description}")
+        default = field.default
+        if default is None:
+            lines.append(f"# RAG_{prefix}{name.upper()}=")
+            continue
+        value = json.dumps(default) if isinstance(default, list) else str(default).lower() if isinstance(
+            default, bool) else str(default)  # fmt: skip
+        lines.append(f"RAG_{prefix}{name.upper()}={value}")
+    return lines
+
+
 def env_example() -> str:
     """The text of `.env.example`: every setting with its description and default (`python -m
     rag.settings > .env.example` writes it; a test keeps the file equal to it)."""
-    import json
-
     lines = [
         "# citewise settings: copy to .env and change what you need. Every variable has the RAG_ prefix."
     ]
     for name, field in Settings.model_fields.items():
-        lines.append(f"# {field.description}")
-        default = field.default
-        if default is None:
-            lines.append(f"# RAG_{name.upper()}=")
+        if name == "trust":  # a section: one variable per field, RAG_TRUST__<FIELD>
+            lines.append(f"# --- {field.description}")
+            lines += _variables(TrustSettings.model_fields, "TRUST__")
             continue
-        value = json.dumps(default) if isinstance(default, list) else str(default).lower() if isinstance(
-            default, bool) else str(default)  # fmt: skip
-        lines.append(f"RAG_{name.upper()}={value}")
+        lines += _variables({name: field}, "")
     return "\n".join(lines) + "\n"
 
 

@@ -9,7 +9,7 @@ import pytest
 from rag.answer.pipeline import Pipeline
 from rag.index.ingest import ingest
 from rag.index.store import Store
-from rag.settings import Settings
+from rag.settings import Settings, TrustSettings
 from tests.fakes import FakeEmbedder, FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,5 +84,7 @@ def indexed(store, embedder, corpus) -> Store:
 
 def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) -> tuple[Pipeline, FakeLLM]:
     llm = FakeLLM(replies)
-    opts = {"min_relevance": 0.2, "support_threshold": 0.3, "data_dir": store.chroma_dir.parent, **settings}
+    trust = {"min_relevance": 0.2, "support_threshold": 0.3}
+    trust |= {k: settings.pop(k) for k in list(settings) if k in TrustSettings.model_fields}
+    opts = {"data_dir": store.chroma_dir.parent, "trust": trust, **settings}
     return Pipeline(Settings(**opts), store=store, embedder=embedder, llm=llm), llm

@@ -240,9 +240,9 @@ def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
 
 
 def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
-    rules = Settings().abstention_rules  # the grade is on by default
+    rules = Settings().trust.rules  # the grade is on by default
     pipeline, llm = make_pipeline(
-        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."], abstention_rules=rules
+        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."], rules=rules
     )
     llm.judge_reply = "NO"
     answer = pipeline.ask("Which optimizer trains the knowledge entropy model?")

@@ -51,7 +51,7 @@ def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
     # both numbers.
     emb, ev = _evidence()
     draft = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 100 million nodes."
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert not checked.removed, checked.removed
     assert [s.text for s in checked.sentences] == [
         "The method improves embedding benchmarks by 10.5 percent.",
@@ -60,7 +60,7 @@ def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
     assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
     # A clause no source backs is removed alone; the backed one stays.
     mixed = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 900 million nodes."
-    checked = check_answer(mixed, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(mixed, ev, emb, Trust.of(support_threshold=0.3))
     assert [s.text for s in checked.sentences] == [
         "The method improves embedding benchmarks by 10.5 percent."
     ]
@@ -77,7 +77,7 @@ def test_lines_under_a_heading_that_names_a_method_must_come_from_a_paper_naming
         "It scales to graphs with 100 million nodes.\n"
         "Graph Transformers at Scale scales to graphs with 100 million nodes."
     )
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert [r.text for r in checked.removed] == ["It scales to graphs with 100 million nodes."]
     assert any("heading" in c.detail for c in checked.removed[0].checks if not c.passed)
     shown = [s.text for s in checked.sentences if s.supported]
@@ -92,18 +92,20 @@ def test_lines_under_a_heading_that_names_a_method_must_come_from_a_paper_naming
         "Graph Transformers at Scale scales to graphs with 100 million nodes.",
         ev,
         emb,
-        Trust(support_threshold=0.3),
+        Trust.of(support_threshold=0.3),
     )
     assert "MoE routers" not in orphan.text and orphan.text.startswith("Graph Transformers at Scale")
     # Without the heading the same line stands.
-    plain = check_answer("It scales to graphs with 100 million nodes.", ev, emb, Trust(support_threshold=0.3))
+    plain = check_answer(
+        "It scales to graphs with 100 million nodes.", ev, emb, Trust.of(support_threshold=0.3)
+    )
     assert not plain.removed
 
 
 def test_invented_numbers_are_removed_and_counted():
     emb, ev = _evidence()
     checked = check_answer(
-        "Knowledge entropy declines as pretraining advances [7].", ev, emb, Trust(support_threshold=0.3)
+        "Knowledge entropy declines as pretraining advances [7].", ev, emb, Trust.of(support_threshold=0.3)
     )
     assert checked.invented == 1
     assert "[7]" not in checked.text
@@ -114,7 +116,7 @@ def test_invented_numbers_are_removed_and_counted():
 def test_missing_marker_gets_the_supporting_source():
     emb, ev = _evidence()
     checked = check_answer(
-        "Graph transformers scale to graphs with 100 million nodes.", ev, emb, Trust(support_threshold=0.3)
+        "Graph transformers scale to graphs with 100 million nodes.", ev, emb, Trust.of(support_threshold=0.3)
     )
     s = checked.sentences[0]
     assert s.attributed and s.supported and s.citations == [1]
@@ -129,7 +131,7 @@ def test_a_source_shows_the_passage_behind_the_first_sentence_that_cites_it():
         "Knowledge entropy declines as pretraining advances [1]. "
         "Lower entropy impairs knowledge acquisition and retention [1]."  # copied: backed best
     )
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert [s.citations for s in checked.sentences] == [[1], [1]] and len(checked.citations) == 1
     assert checked.citations[0].passage == "Knowledge entropy declines steadily as pretraining advances."
 
@@ -142,7 +144,7 @@ def test_wrong_citation_is_moved_to_the_supporting_source():
         f"Routing weights serve as embeddings without finetuning [{n_entropy}].",
         ev,
         emb,
-        Trust(support_threshold=0.3),
+        Trust.of(support_threshold=0.3),
     )
     assert checked.citations[0].paper_id == "p-moe" and n_moe != n_entropy
 
@@ -153,7 +155,7 @@ def test_unsupported_sentence_is_marked():
         "Bananas are rich in potassium and grow in tropical climates [1].",
         ev,
         emb,
-        Trust(support_threshold=0.3),
+        Trust.of(support_threshold=0.3),
     )
     assert not checked.sentences and checked.removed[0].supported is False
     assert any(not c.passed and c.name == "similarity" for c in checked.removed[0].checks)
@@ -162,10 +164,10 @@ def test_unsupported_sentence_is_marked():
 def test_wrong_number_fails_the_sentence():
     emb, ev = _evidence()
     right = check_answer(
-        "The method improves embedding benchmarks by 10.5 percent.", ev, emb, Trust(support_threshold=0.3)
+        "The method improves embedding benchmarks by 10.5 percent.", ev, emb, Trust.of(support_threshold=0.3)
     )
     wrong = check_answer(
-        "The method improves embedding benchmarks by 47.5 percent.", ev, emb, Trust(support_threshold=0.3)
+        "The method improves embedding benchmarks by 47.5 percent.", ev, emb, Trust.of(support_threshold=0.3)
     )
     assert right.sentences[0].supported
     assert not wrong.sentences and "47.5" in wrong.removed[0].checks[0].detail
@@ -192,7 +194,7 @@ def test_a_sentence_naming_one_paper_but_citing_another_is_checked_against_the_n
     n_moe = next(e.number for e in ev if e.paper.id == "p-moe")
     n_graph = next(e.number for e in ev if e.paper.id == "p-graph")
     draft = f"The paper “MoE Routers as Embeddings” [{n_moe}] scales to graphs with 100 million nodes [{n_graph}]."
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert not checked.sentences and checked.removed  # the named paper does not say it; no crash
 
 
@@ -209,7 +211,7 @@ def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
     draft = (
         f"The paper that introduces a large benchmark for classifying bird sounds is “{row['title']}” [1]."
     )
-    coverage_only = Trust(checks=("coverage",))
+    coverage_only = Trust.of(checks=["coverage"])
     asked = check_answer(
         draft, ev, emb, coverage_only, "Which paper introduces a large benchmark for classifying bird sounds?"
     )
@@ -314,7 +316,7 @@ def test_the_entailment_verdict_removes_a_contradicted_sentence_and_marks_an_uns
         return Stance(said)
 
     draft = "Knowledge entropy declines steadily as pretraining advances [1]."
-    trust = Trust(checks=(*Trust().checks, "entailment"))
+    trust = Trust.of(checks=[*Trust().checks, "entailment"])
     checked = _check_answer(draft, evidence, embedder, trust, parse("How does knowledge entropy change?"),
                             entail=entail)  # fmt: skip
     assert asked == [("Knowledge entropy declines steadily as pretraining advances.", "p-entropy")]
@@ -349,7 +351,7 @@ def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
         f"The papers that study how knowledge entropy declines during pretraining are “{first}” [1] "
         f"and “{second}” [2]."
     )
-    trust = Trust(checks=(*Trust().checks, "entailment"))
+    trust = Trust.of(checks=[*Trust().checks, "entailment"])
     question = parse("Which papers study knowledge entropy?")
     checked = _check_answer(draft, evidence, embedder, trust, question, entail=entail)
     assert asked == []
@@ -372,11 +374,11 @@ def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
 )  # fmt: skip
 def test_a_span_the_source_does_not_back_is_dropped_and_the_true_rest_kept(draft, kept, dropped):
     emb, ev = _evidence()
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert [s.text for s in checked.sentences] == [kept] and not checked.removed
     assert any(c.name == "trimmed" and dropped in c.detail for c in checked.sentences[0].checks)
     # Without trimming the whole true sentence goes.
-    off = check_answer(draft, ev, emb, Trust(support_threshold=0.3, trim_spans=False))
+    off = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, trim_spans=False))
     assert not off.sentences and off.removed
 
 
@@ -391,5 +393,5 @@ def test_a_span_the_source_does_not_back_is_dropped_and_the_true_rest_kept(draft
 )
 def test_a_name_the_sentence_is_about_cannot_be_trimmed_away(draft):
     emb, ev = _evidence()
-    checked = check_answer(draft, ev, emb, Trust(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert not checked.sentences and checked.removed

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rag.answer.clean import clean_draft
 from rag.answer.stages import judge
-from rag.answer.trust import CLAIM_CHECKS, Trust, answer_removed, check_answer
+from rag.answer.trust import Trust, answer_removed, check_answer
 from rag.questions import parse
 from rag.search.evidence import evidence_for
 from rag.settings import Settings
@@ -19,7 +19,7 @@ from tests.fakes import FakeEmbedder
 ROWS = {r["id"]: r for r in map(json.loads, (SEEDS / "papers.jsonl").read_text().splitlines())}
 SD_LORA = "5U1rlpX68A"
 WASHING = "dXCpPgjTtd"
-ON = Trust(min_paper_fit=0.0, checks=(*CLAIM_CHECKS, "paper_fit"))
+ON = Trust.of(min_paper_fit=0.0)  # paper_fit is among the default checks
 QUESTION = "Is there a paper on continual learning that separates how large LoRA updates are from which way they point?"  # fmt: skip
 # The default model's draft for that question.
 DRAFT = (
@@ -84,7 +84,7 @@ def test_a_paper_below_the_fit_is_not_put_to_the_model():
         raise AssertionError("the model is asked only about a paper that fits")
 
     checked = check_answer(
-        DRAFT, [_source(SD_LORA)], FakeEmbedder(), replace(ON, min_paper_fit=5.0), parse(QUESTION), confirm
+        DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.with_(min_paper_fit=5.0), parse(QUESTION), confirm
     )
     assert not checked.supported
 
@@ -94,7 +94,7 @@ def test_without_a_confirmer_or_with_the_check_off_nothing_is_rescued():
     off = check_answer(DRAFT, [_source(SD_LORA)], FakeEmbedder(), ON.without("paper_fit"),
                        parse(QUESTION), lambda ev, q: True)  # fmt: skip
     assert not plain.supported and not off.supported
-    assert "paper_fit" in Settings().claim_checks and "paper_fit" in CLAIM_CHECKS  # on by default
+    assert "paper_fit" in Settings().trust.checks  # on by default
 
 
 def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
@@ -151,7 +151,7 @@ def test_a_restating_list_names_each_paper_measured_against_its_own_alternative(
         return True
 
     checked = check_answer(
-        draft, sources, FakeEmbedder(), replace(ON, min_paper_fit=0.65), parse(question), confirm
+        draft, sources, FakeEmbedder(), ON.with_(min_paper_fit=0.65), parse(question), confirm
     )
     # The model is asked about the alternative each paper fits, not whether it answers both.
     assert asked == [

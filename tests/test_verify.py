@@ -195,7 +195,7 @@ def test_similarity_flags_another_papers_sentence_and_no_check_is_skipped_for_sh
 
     paper = Paper("88AS5MQnmC", ABSTRACTS["88AS5MQnmC"], title="RRM")
     ev = evidence_for(paper, emb)
-    trust = Trust(support_threshold=0.3)
+    trust = Trust.of(support_threshold=0.3)
 
     def verdict(claim):
         return trust.verify(claim, np.asarray(emb.embed(claim)), ev, whole=True)
@@ -225,7 +225,7 @@ def test_refusal_rules():
     # Asking for a paper, "how many X" says what the paper does: the answer is the paper, not a count.
     rank_paper = "Is there a paper that picks how many GPUs each layer of Time-MoE gets?"
     assert unstated_focus(parse(rank_paper), [ABSTRACTS["e1wDDFmlVu"]]) == []
-    trust = Trust(min_relevance=0.3)
+    trust = Trust.of(min_relevance=0.3)
     assert trust.before_generation(parse("anything"), 0.1, []).code == "low_relevance"
     assert trust.without("low_relevance").before_generation(parse("anything"), 0.1, []) is None
     # A short question about an acronym embeds far from every passage; a source naming it keeps it.
@@ -245,7 +245,7 @@ def test_refusal_rules():
     assert trust.after_generation("Entropy declines.", nothing, parse("q")).code == "no_supported_sentence"
     assert trust.after_generation("I cannot answer this.", nothing, parse("q")).code == "model_declined"
     backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
-    graded = Trust(rules=(*trust.rules, "judged_unanswered"))
+    graded = trust.with_(rules=[*trust.rules, "judged_unanswered"])
     assert "judged_unanswered" in trust.rules  # on by default
     assert (
         graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: False).code
@@ -390,7 +390,7 @@ def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
     paper = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
     passage = Passage(Chunk("x", 0, paper.abstract, 0, len(paper.abstract)), paper, 1.0, 0.1)
     results = [SearchResult(1, paper, 1.0, [passage])]
-    trust = Trust(min_relevance=0.3)
+    trust = Trust.of(min_relevance=0.3)
     assert trust.screen(parse("What does SCOPE do?"), results) is None
     assert trust.screen(parse("Who won the 2014 Tour de France?"), results).code == "low_relevance"
     assert trust.screen(parse("What does SCOPE do?"), []).code == "low_relevance"
@@ -428,12 +428,12 @@ def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
         "diagrams, which are graphical depictions of training setups [1]. These diagrams allow "
         "practitioners to build complicated models as compositions of smaller components [1]."
     )
-    only_topic = Trust(checks=("topic",))
+    only_topic = Trust.of(checks=["topic"])
     checked = check_answer(draft, evidence, embedder, only_topic, TOXICITY)
     assert [c.name for s in checked.removed for c in s.checks if not c.passed] == ["topic"]
     assert only_topic.after_generation(draft, checked, parse(TOXICITY)).code == "answer_removed"
     # Without the check both sentences stand, and so does the answer.
-    unchecked = check_answer(draft, evidence, embedder, Trust(checks=()), TOXICITY)
+    unchecked = check_answer(draft, evidence, embedder, Trust.of(checks=[]), TOXICITY)
     assert len(unchecked.sentences) == 2 and not unchecked.removed
 
 
@@ -496,7 +496,7 @@ def test_with_the_verdict_on_the_model_judges_negation_instead_of_the_word_check
         Paper("t", "TEAL is a training-free method that sparsifies activations.", title="TEAL"), emb
     )
     words_only = Trust().verify(claim, np.asarray(emb.embed(claim)), ev, whole=True)
-    with_model = Trust(checks=(*Trust().checks, "entailment")).verify(
+    with_model = Trust.of(checks=[*Trust().checks, "entailment"]).verify(
         claim, np.asarray(emb.embed(claim)), ev, whole=True
     )
     assert "polarity" in [c.name for c in words_only.checks]

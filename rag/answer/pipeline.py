@@ -58,6 +58,7 @@ class Pipeline:
     ):
         self.settings = settings or Settings()
         self._embedder, self._store, self._llm = embedder, store, llm
+        self.trust = trust_from_settings(self.settings)  # a misnamed check or rule stops here, at start-up
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -74,10 +75,6 @@ class Pipeline:
 
     def sentences_of(self, papers: list[Paper]) -> list[list[Sentence]]:
         return embedded_sentences(papers, self.embedder, self.sentence_vectors)
-
-    @cached_property
-    def trust(self) -> Trust:
-        return trust_from_settings(self.settings)
 
     @cached_property
     def retriever(self) -> HybridRetriever:

@@ -9,7 +9,7 @@ naming the line; the other claims are still judged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ class ClaimVerifier:
         """`entail`: the model's verdict, asked once the rule checks pass (it then judges negation
         in place of the polarity check, as in answers)."""
         if entail is not None and "entailment" not in trust.checks:
-            trust = replace(trust, checks=(*trust.checks, "entailment"))
+            trust = trust.with_(checks=[*trust.checks, "entailment"])
         self.store, self.embedder, self.trust, self.entail = store, embedder, trust, entail
         self._evidence: dict[str, Any] = {}
 

@@ -163,7 +163,7 @@ def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
     # the gate lets it through and the real model answers from the two MoE papers.
     question = "Which papers use MoE?"
     relevance = max(r.relevance for r in pipeline.search(question, pipeline.settings.answer_k))
-    assert relevance < pipeline.settings.min_relevance
+    assert relevance < pipeline.settings.trust.min_relevance
     answer = pipeline.ask(question)
     assert not answer.abstained, answer.abstain_reason
     assert {"e1wDDFmlVu", "eFGQ97z5Cd"} & {c.paper_id for c in answer.citations}, answer.text

@@ -16,7 +16,7 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
               it fails them) is shown as the paper's best sentence, quoted, when that sentence fits
               what the question describes and the model says the paper answers the question
 
-Abstention rules (named, each can be switched off for an ablation, see `Trust.rules`):
+Abstention rules (named, each can be switched off for an ablation, see `Trust.without`):
   low_relevance          no retrieved passage is similar enough to the question, and none names what
                          it asks about (`text.shared_names`): refuse before generating
   unstated_focus         "how many X" when no retrieved paper mentions X: refuse before generating
@@ -32,13 +32,29 @@ Abstention rules (named, each can be switched off for an ablation, see `Trust.ru
 
 `citewise verify` (rag/answer/verify.py) runs the same checks against a whole abstract.
 
-checks.py holds the claim checks (polarity.py those of which way a claim points: negation,
-direction, who outperforms whom), rules.py the thresholds and abstention rules (`Trust`),
+Each check and rule is a small class registered by name (base.py: `ClaimCheck.check(claim,
+source) -> Check`, `Rule.refuse(answer) -> Refusal | None`); `TrustSettings.checks` and `.rules`
+name the ones to run, in order, and `Trust` (trust.py) builds them (an unknown name is an
+`UnknownName` error at start-up). checks.py holds the claim checks (polarity.py those of which way
+a claim points: negation, direction, who outperforms whom), rules.py the abstention rules,
 answers.py the checking of a whole draft (`check_answer`).
 """
 
 from rag.answer.prompts import REFUSAL  # the sentence a refusal shows
 from rag.answer.trust.answers import Confirm, Entail, check_answer
+from rag.answer.trust.base import (
+    CHECKS,
+    REASONS,
+    RULES,
+    Claim,
+    ClaimCheck,
+    Drafted,
+    Refusal,
+    Rule,
+    Screen,
+    Source,
+    UnknownName,
+)
 from rag.answer.trust.checks import (
     DOWN,
     UP,
@@ -56,23 +72,18 @@ from rag.answer.trust.checks import (
     support_score,
 )
 from rag.answer.trust.rules import (
-    CLAIM_CHECKS,
-    PRE_GENERATION_RULES,
-    REASONS,
-    RULES,
-    Refusal,
-    Trust,
     answer_removed,
     is_refusal,
     off_question,
     restates_question,
-    trust_from_settings,
     unstated_focus,
 )
+from rag.answer.trust.trust import PRE_GENERATION_RULES, Trust, trust_from_settings
 
 __all__ = [
-    "CLAIM_CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Confirm", "Entail", "Stance", "Refusal",
-    "Trust", "Verdict", "answer_removed", "off_question", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "check_topic", "has_claim", "is_refusal", "polarity_terms", "restates_question", "support_score",
-    "trust_from_settings", "unstated_focus",
+    "CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Claim", "ClaimCheck",
+    "Confirm", "Drafted", "Entail", "Refusal", "Rule", "Screen", "Source", "Stance", "Trust", "UnknownName", "Verdict",
+    "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "check_polarity", "check_topic", "has_claim", "is_refusal", "off_question", "polarity_terms", "restates_question",
+    "support_score", "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

@@ -22,7 +22,7 @@ from rag.answer.citations import (  # noqa: I001
 )
 from rag.answer.trust.checks import Checked, Stance, Verdict, has_claim
 from rag.answer.trust.model_checks import Confirm, Entail, paper_answer
-from rag.answer.trust.rules import Trust
+from rag.answer.trust.trust import Trust
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check
@@ -248,7 +248,7 @@ class _DraftCheck:
     def trimmed(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> _Piece | None:
         """The piece without the spans its source cannot back (`trim`), to be checked again; the
         source is the one it cites, else the one that backs it best. Trimmed once at most."""
-        if piece.trimmed or not verdicts or not self.trust.trim_spans:
+        if piece.trimmed or not verdicts or not self.trust.settings.trim_spans:
             return None
         n = next((c for c in cited if c in verdicts), max(verdicts, key=lambda k: verdicts[k].score))
         text, dropped = trim(piece.text, _passage(self.offered[n]))

@@ -1,5 +1,6 @@
-"""Claim checks: each a small function returning a `Check` (name, passed, why not). A claim is
-checked against one source; `Verdict` collects the checks with the best-matching sentence."""
+"""Claim checks: each a small function returning a `Check` (name, passed, why not), and the named
+class the settings choose it by (at the end). A claim is checked against one source; `Verdict`
+collects the checks with the best-matching sentence."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from enum import StrEnum
 import numpy as np
 
 from rag import text as tx
+from rag.answer.trust.base import Claim, ClaimCheck, Source
 from rag.answer.trust.polarity import DOWN, UP, check_direction, check_polarity, polarity_terms
 from rag.search.evidence import Sentence
 from rag.types import AnswerSentence, Check, Citation
@@ -167,3 +169,61 @@ class Checked:
     citations: list[Citation]
     invented: int
     supported: list[str]  # what the backed sentences claim, paper titles left out
+
+
+# ---- the checks by name (`TrustSettings.checks`), in the order the defaults run them
+
+
+class Numbers(ClaimCheck, name="numbers"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_numbers(claim.text, source.passage)
+
+
+class Quantities(ClaimCheck, name="quantities"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_quantities(claim.text, source.passage)
+
+
+class Names(ClaimCheck, name="names"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_names(claim.text, source.passage, claim.subject, source.paper)
+
+
+class Polarity(ClaimCheck, name="polarity"):
+    """Judged against the best-matching sentence: negation is a property of one statement."""
+
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_polarity(claim.text, source.best, claim.question)
+
+
+class Direction(ClaimCheck, name="direction"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_direction(claim.text, source.best)
+
+
+class Coverage(ClaimCheck, name="coverage"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_coverage(set(claim.words), source.passage, self.settings.min_coverage, claim.given)
+
+
+class Topic(ClaimCheck, name="topic"):
+    def check(self, claim: Claim, source: Source) -> Check:
+        return check_topic(set(claim.words - claim.given), claim.asked, source.paper)
+
+
+class Similarity(ClaimCheck, name="similarity"):
+    """The claim is about what the source says: its best sentence's support score."""
+
+    def check(self, claim: Claim, source: Source) -> Check:
+        if source.score >= self.settings.support_threshold:
+            return Check(self.name, True)
+        return Check(self.name, False, f"the source is about something else ({source.score:.2f})")
+
+
+class PaperFit(ClaimCheck, name="paper_fit", by_model=True):
+    """Asked which paper, the model confirms the named paper (`model_checks.paper_answer`)."""
+
+
+class Entailment(ClaimCheck, name="entailment", by_model=True):
+    """The model's verdict on the whole sentence against its cited paper (answers.py); with it
+    on, the word-level `polarity` check is left to the model."""

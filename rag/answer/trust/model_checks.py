@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from rag.answer.trust.checks import Stance
-from rag.answer.trust.rules import Trust
+from rag.answer.trust.trust import Trust
 from rag.search.evidence import Evidence, Sentence, best_told, fit
 from rag.types import Check
 
@@ -39,7 +39,7 @@ def paper_answer(
     )
     # Asked "which papers do X or Y?", a paper doing X is not "the answer" to the whole: the model
     # is asked about the alternative the paper fits.
-    if score < trust.min_paper_fit or confirm(ev, asked) is not True:
+    if score < trust.settings.min_paper_fit or confirm(ev, asked) is not True:
         return None
     sentence = best_told(vector, words, ev)
     detail = f"the model says this paper answers the question (fit {score:.2f})"

@@ -1,45 +1,16 @@
-"""Trust: the thresholds, the enabled checks and the abstention rules, each rule named so an
-ablation can switch it off; and how a model's refusal is recognized."""
+"""The abstention rules, each a named class (`Rule`) the settings choose, and how a model's
+refusal is recognized."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-
-import numpy as np
+from collections.abc import Sequence
 
 from rag import text as tx
 from rag.answer.citations import strip_markers
-from rag.answer.trust import checks as ck
+from rag.answer.trust.base import Drafted, Refusal, Rule, Screen
 from rag.answer.trust.checks import Checked
 from rag.questions import Intent, Wanted
-from rag.search.evidence import Evidence
-from rag.settings import Settings
-from rag.types import Check, SearchResult
-
-# Every check and rule, in the order they run; the settings' defaults switch all of them on, and are
-# the thresholds' only source.
-_DEFAULTS = Settings.model_fields
-CLAIM_CHECKS = tuple(_DEFAULTS["claim_checks"].default)
-RULES = tuple(_DEFAULTS["abstention_rules"].default)
-PRE_GENERATION_RULES = ("low_relevance", "unstated_focus")
-# Checks of a sentence as a whole, not run against one passage by `Trust.verify` (rag/answer/trust/answers.py).
-SENTENCE_CHECKS = ("paper_fit", "entailment")  # judged by the model in answers.py, not in `verify`
-# Sentences of the source the `entailment` verdict reads (`Verdict.passage`).
-PASSAGE_SENTENCES = 2
-
-REASONS = {
-    "low_relevance": "no indexed passage is close enough to the question",
-    "unstated_focus": "the sources never mention what the question counts",
-    "model_declined": "the model found no answer in the sources",
-    "no_supported_sentence": "no sentence of the draft is backed by the sources",
-    "restates_question": "the answer only repeats the question",
-    "answer_removed": "the sentence that answered the question is not backed by the sources",
-    "off_question": "no sentence backed by the sources is about what the question asks",
-    "judged_unanswered": "the checked answer does not give what the question asks for",
-    "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
-}
 
 # ---- refusal detection
 
@@ -71,125 +42,68 @@ def is_refusal(text: str) -> bool:
     return bool(_DECLINE.search(first[0] if first else text))
 
 
-@dataclass
-class Trust:
-    """The thresholds and the enabled checks and rules: one object, built from settings."""
+# ---- the rules by name (`TrustSettings.rules`)
 
-    support_threshold: float = _DEFAULTS["support_threshold"].default
-    min_relevance: float = _DEFAULTS["min_relevance"].default
-    min_coverage: float = _DEFAULTS["min_coverage"].default
-    min_paper_fit: float = _DEFAULTS["min_paper_fit"].default
-    trim_spans: bool = _DEFAULTS["trim_spans"].default
-    checks: tuple[str, ...] = CLAIM_CHECKS
-    rules: tuple[str, ...] = RULES
 
-    def without(self, name: str) -> Trust:
-        """The same trust with one check or rule switched off (for ablations)."""
-        return replace(
-            self,
-            checks=tuple(c for c in self.checks if c != name),
-            rules=tuple(r for r in self.rules if r != name),
-        )
+class LowRelevance(
+    Rule, name="low_relevance", reason="no indexed passage is close enough to the question", before=True
+):
+    """No retrieved passage is similar enough to the question, and none names what it asks about."""
 
-    def verify(
-        self,
-        claim: str,
-        vector: np.ndarray,
-        source: Evidence,
-        *,
-        whole: bool = False,
-        given: frozenset[str] = frozenset(),
-        asked: frozenset[str] = frozenset(),
-        subject: Sequence[str] = (),
-        question: str = "",
-    ) -> ck.Verdict:
-        """Run the enabled checks of `claim` against one source (its shown sentences, or all of
-        them when `whole`); the title counts as part of the source, and the content words in
-        `given` count as covered. `asked`: the question's content words (the topic check);
-        `subject`: names a heading above the claim gives, which the source's paper must contain;
-        `question`: a negation the claim repeats from it is not judged (`check_polarity`)."""
-        shown = (
-            source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
-        )
-        passage = source.paper.title + ". " + " ".join(s.text for s in shown)
-        words = tx.content_words(claim)
-        scored = [(ck.support_score(vector, words, s), s) for s in shown]
-        score, best = max(scored, key=lambda t: t[0]) if scored else (0.0, None)
-        ranked = sorted(scored, key=lambda t: -t[0])[:PASSAGE_SENTENCES]
-        close = tuple(sorted((s for _, s in ranked), key=lambda s: s.start))
-        best_text = best.text if best else ""
-        run = {
-            "numbers": lambda: ck.check_numbers(claim, passage),
-            "quantities": lambda: ck.check_quantities(claim, passage),
-            "names": lambda: ck.check_names(claim, passage, subject, source.paper.text),
-            "polarity": lambda: ck.check_polarity(claim, best_text, question),
-            "direction": lambda: ck.check_direction(claim, best_text),
-            "coverage": lambda: ck.check_coverage(words, passage, self.min_coverage, given),
-            "topic": lambda: ck.check_topic(words - given, asked, source.paper.text),
-            "similarity": lambda: Check(
-                "similarity",
-                score >= self.support_threshold,
-                ""
-                if score >= self.support_threshold
-                else f"the source is about something else ({score:.2f})",
-            ),
-        }
-        # With the model's verdict on, it judges negation: the word-level polarity check also flags
-        # true sentences that use a negative word truthfully ("needs no training" for "training-free").
-        judged = SENTENCE_CHECKS + (("polarity",) if "entailment" in self.checks else ())
-        checks = [run[name]() for name in self.checks if name not in judged]
-        return ck.Verdict(source.number, checks, best, round(score, 4), close)
-
-    # ---- rules
-
-    def on(self, rule: str) -> bool:
-        return rule in self.rules
-
-    def screen(self, intent: Intent, results: Sequence[SearchResult]) -> Refusal | None:
-        """`before_generation` on retrieved papers: their best dense similarity, titles and abstracts."""
-        relevance = max((r.relevance for r in results), default=0.0)
-        return self.before_generation(intent, relevance, [r.paper.text for r in results])
-
-    def before_generation(self, intent: Intent, relevance: float, texts: Sequence[str]) -> Refusal | None:
-        """The refusal before generating, if a rule makes one; `texts` are the retrieved papers'
-        titles and abstracts."""
-        if (
-            self.on("low_relevance")
-            and relevance < self.min_relevance
-            and not tx.shared_names(intent.names, texts)
-        ):
-            return Refusal("low_relevance", f"(best {relevance:.2f} < {self.min_relevance:.2f})")
-        missing = unstated_focus(intent, texts) if self.on("unstated_focus") else []
-        if missing:
-            return Refusal("unstated_focus", f"({' '.join(missing)!r})")
+    def refuse(self, answer: Screen) -> Refusal | None:
+        floor = self.settings.min_relevance
+        if answer.relevance < floor and not tx.shared_names(answer.intent.names, answer.texts):
+            return Refusal(self.name, f"(best {answer.relevance:.2f} < {floor:.2f})")
         return None
 
-    def after_generation(
-        self,
-        draft: str,
-        checked: Checked,
-        intent: Intent,
-        judge: Callable[[Checked], bool | None] | None = None,
-    ) -> Refusal | None:
-        """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
-        checked answer gives what the question asks for (None: it could not tell)."""
-        if self.on("model_declined") and (not draft.strip() or is_refusal(draft)):
-            return Refusal("model_declined")
-        if self.on("no_supported_sentence") and not checked.supported:
-            return Refusal("no_supported_sentence")
-        if self.on("restates_question") and restates_question(intent, checked):
-            return Refusal("restates_question")
-        if self.on("answer_removed") and answer_removed(intent, checked):
-            return Refusal("answer_removed")
-        if self.on("off_question") and off_question(intent, checked):
-            return Refusal("off_question")
-        if (
-            self.on("judged_unanswered")
-            and _gradable(intent)
-            and judge is not None
-            and judge(checked) is False
-        ):
-            return Refusal("judged_unanswered")
+
+class UnstatedFocus(
+    Rule, name="unstated_focus", reason="the sources never mention what the question counts", before=True
+):
+    def refuse(self, answer: Screen) -> Refusal | None:
+        missing = unstated_focus(answer.intent, answer.texts)
+        return Refusal(self.name, f"({' '.join(missing)!r})") if missing else None
+
+
+class ModelDeclined(Rule, name="model_declined", reason="the model found no answer in the sources"):
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        return Refusal(self.name) if not answer.draft.strip() or is_refusal(answer.draft) else None
+
+
+class NoSupportedSentence(
+    Rule, name="no_supported_sentence", reason="no sentence of the draft is backed by the sources"
+):
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        return None if answer.checked.supported else Refusal(self.name)
+
+
+class RestatesQuestion(Rule, name="restates_question", reason="the answer only repeats the question"):
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        return Refusal(self.name) if restates_question(answer.intent, answer.checked) else None
+
+
+class AnswerRemoved(
+    Rule, name="answer_removed", reason="the sentence that answered the question is not backed by the sources"
+):
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        return Refusal(self.name) if answer_removed(answer.intent, answer.checked) else None
+
+
+class OffQuestion(
+    Rule, name="off_question", reason="no sentence backed by the sources is about what the question asks"
+):
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        return Refusal(self.name) if off_question(answer.intent, answer.checked) else None
+
+
+class JudgedUnanswered(
+    Rule, name="judged_unanswered", reason="the checked answer does not give what the question asks for"
+):
+    """The model's grade, asked only where the form of the answer cannot tell (`_gradable`)."""
+
+    def refuse(self, answer: Drafted) -> Refusal | None:
+        if _gradable(answer.intent) and answer.judge is not None and answer.judge(answer.checked) is False:
+            return Refusal(self.name)
         return None
 
 
@@ -199,30 +113,6 @@ def _gradable(intent: Intent) -> bool:
     conversation says, which the grade's short prompt does not show (asked with the paper named,
     the default model still graded right follow-up answers unanswered on dev)."""
     return intent.wants is Wanted.ANY and not intent.refers_back
-
-
-@dataclass
-class Refusal:
-    """Why an answer is not shown: the rule's code and the sentence the user reads."""
-
-    code: str
-    detail: str = ""
-
-    @property
-    def reason(self) -> str:
-        return f"{REASONS[self.code]} {self.detail}".strip()
-
-
-def trust_from_settings(settings) -> Trust:
-    return Trust(
-        support_threshold=settings.support_threshold,
-        min_relevance=settings.min_relevance,
-        min_coverage=settings.min_coverage,
-        min_paper_fit=settings.min_paper_fit,
-        trim_spans=settings.trim_spans,
-        checks=tuple(settings.claim_checks),
-        rules=tuple(settings.abstention_rules),
-    )
 
 
 def unstated_focus(intent: Intent, texts: Sequence[str]) -> list[str]:

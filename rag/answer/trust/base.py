@@ -1,0 +1,139 @@
+"""The two kinds of trust component, each a small class with one method, registered by name:
+
+- `ClaimCheck.check(claim, source) -> Check`: is one answer sentence backed by one source?
+- `Rule.refuse(answer) -> Refusal | None`: is an answer (or, for a rule that runs before
+  generation, a question and its sources) refused?
+
+A subclass names itself (`class Numbers(ClaimCheck, name="numbers")`) and is then known to
+`TrustSettings.checks` / `.rules` by that name: adding a check is one class and one name in the
+settings. `Trust` (rag/answer/trust/trust.py) builds the named ones, in the settings' order, and
+an unknown name is an `UnknownName` error when it is built (at start-up, `Pipeline.__init__`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rag.questions import Intent
+from rag.settings import TrustSettings
+from rag.types import Check
+
+CHECKS: dict[str, type[ClaimCheck]] = {}
+RULES: dict[str, type[Rule]] = {}
+
+
+class UnknownName(ValueError):
+    """A check or rule named in the settings that no class defines."""
+
+    def __init__(self, kind: str, name: str, known: Sequence[str]):
+        variable = "RAG_TRUST__CHECKS" if kind == "check" else "RAG_TRUST__RULES"
+        super().__init__(
+            f"unknown trust {kind} {name!r} in {variable} (the settings' trust.{kind}s); "
+            f"known: {', '.join(sorted(known))}"
+        )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An answer sentence as the checks read it: its words, and what it may take from elsewhere."""
+
+    text: str  # without citation markers or the titles it names
+    words: frozenset[str]  # its content words (stems)
+    given: frozenset[str] = frozenset()  # words that count as covered (the question's, for a named paper)
+    asked: frozenset[str] = frozenset()  # the question's content words (the `topic` check)
+    subject: tuple[str, ...] = ()  # names a heading above the sentence gives, which the paper must have
+    question: str = ""  # a negation the claim repeats from the question is not judged (`polarity`)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source as the checks read it."""
+
+    passage: str  # the title and the sentences it shows
+    best: str  # the sentence that matches the claim best
+    score: float  # that sentence's support score (`checks.support_score`)
+    paper: str  # the title and the whole abstract
+
+
+class ClaimCheck:
+    """One check of a claim against one source. `by_model` checks are judged by the model on the
+    whole sentence (rag/answer/trust/answers.py), not here."""
+
+    name: ClassVar[str]
+    by_model: ClassVar[bool] = False
+
+    def __init_subclass__(cls, name: str = "", by_model: bool = False, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if name:
+            cls.name, cls.by_model = name, by_model
+            CHECKS[name] = cls
+
+    def __init__(self, settings: TrustSettings):
+        self.settings = settings  # the thresholds a check reads
+
+    def check(self, claim: Claim, source: Source) -> Check:
+        raise NotImplementedError(f"{self.name} is judged by the model on the whole sentence")
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What a rule before generation reads: the question, the best dense similarity of the
+    retrieved papers, and their titles and abstracts."""
+
+    intent: Intent
+    relevance: float
+    texts: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """What a rule after generation reads: the model's draft, the draft after checking, the
+    question, and `judge` (does the checked answer give what the question asks for? None: the
+    model could not tell, or no model)."""
+
+    draft: str
+    checked: object  # `checks.Checked` (not imported: checks.py registers its classes from here)
+    intent: Intent
+    judge: Callable[[object], bool | None] | None = None
+
+
+@dataclass
+class Refusal:
+    """Why an answer is not shown: the rule's name and the sentence the user reads."""
+
+    code: str
+    detail: str = ""
+
+    @property
+    def reason(self) -> str:
+        return f"{REASONS[self.code]} {self.detail}".strip()
+
+
+# Refusals that are not an abstention rule's: the `wanted` stage's (rag/answer/stages.py).
+REASONS: dict[str, str] = {
+    "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
+}
+
+
+class Rule:
+    """One abstention rule. `before` rules read a `Screen` and refuse without generating; the
+    others read a `Drafted` answer. `reason` is what the user reads."""
+
+    name: ClassVar[str]
+    reason: ClassVar[str]
+    before: ClassVar[bool] = False
+
+    def __init_subclass__(cls, name: str = "", reason: str = "", before: bool = False, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if name:
+            cls.name, cls.reason, cls.before = name, reason, before
+            RULES[name] = cls
+            REASONS[name] = reason
+
+    def __init__(self, settings: TrustSettings):
+        self.settings = settings
+
+    def refuse(self, answer) -> Refusal | None:  # a `Screen` for `before` rules, else a `Drafted`
+        raise NotImplementedError
