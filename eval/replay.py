@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from eval.gold import read_jsonl
+from rag.answer.audit import is_audit
 from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, ENTAIL_SYSTEM, JUDGE_SYSTEM
 from rag.answer.trust import REASONS
 from rag.llm.base import LLM, LLMError, Message
@@ -68,9 +69,17 @@ class ReplayLLM(LLM):
                         self.verdicts.setdefault(turn["question"], turn["judged"])
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         prompt = messages[-1]["content"]
+        if is_audit(messages):  # the model's verdict on a draft: the live model's, kept
+            yield self._live(messages, max_tokens, grammar)
+            return
         if messages[0]["content"] == CONFIRM_SYSTEM:
             yield from self._confirm(messages, max_tokens=max_tokens)
             return
@@ -90,14 +99,14 @@ class ReplayLLM(LLM):
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]
 
-    def _live(self, messages: list[Message], max_tokens: int) -> str:
+    def _live(self, messages: list[Message], max_tokens: int, grammar: str | None = None) -> str:
         """The live model's short verdict, kept in the replayed folder (`live.jsonl`): replaying the
         same drafts under another rule set asks the model only what it was not asked before."""
         if self.live is None:
             raise LLMError("no stored verdict and no live model")
         key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         if key not in self.asked:
-            reply = self.live().complete(messages, max_tokens=max_tokens, temperature=0.0)
+            reply = self.live().complete(messages, max_tokens=max_tokens, temperature=0.0, grammar=grammar)
             self.asked[key] = reply
             with self.cache.open("a") as f:
                 f.write(json.dumps({"key": key, "reply": reply}) + "\n")

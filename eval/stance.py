@@ -84,7 +84,7 @@ def main(split: str, out: Path) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--split", choices=("dev", "test", "fresh"), default="dev")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     main(args.split, args.out or Path("reports") / f"claims-{args.split}")

@@ -171,9 +171,11 @@ class Settings(BaseSettings):
         "set one field with RAG_TRUST__<FIELD> (e.g. RAG_TRUST__MIN_COVERAGE=0.6).",
     )
     answer_stages: list[str] = Field(
-        ["clean", "check", "refuse", "complete", "wanted", "render"],
+        ["clean", "check", "verdict", "refuse", "complete", "wanted", "render"],
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
-        "clean, refuse, complete and wanted can be left out, check and render always run.",
+        "clean, verdict, refuse, complete and wanted can be left out, check and render always run. verdict: "
+        "the model judges each checked sentence against the source it cites, in one more turn of the "
+        "answer's conversation (its sources are in llama.cpp's cache); a contradicted sentence is removed.",
     )
 
     # --- LLM backends ---------------------------------------------------------------------

@@ -131,6 +131,11 @@ class AnswerSentence:
         """The failed checks, as the user reads them ("" when none failed)."""
         return "; ".join(c.detail for c in self.checks if not c.passed)
 
+    @property
+    def unstated(self) -> str:
+        """Shown, but the model's verdict found it not stated by its source: why ("" otherwise)."""
+        return "; ".join(c.detail for c in self.checks if c.name == "verdict" and not c.passed)
+
 
 @dataclass
 class Step:
@@ -148,6 +153,7 @@ class Timings:
     retrieval: float = 0.0
     first_token: float | None = None
     total: float = 0.0
+    verdict: float | None = None  # seconds of the model's verdict on the answer (the `verdict` stage)
 
 
 @dataclass

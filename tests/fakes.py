@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
+from rag.answer.audit import is_audit
 from rag.answer.prompts import JUDGE_SYSTEM
 from rag.index.embedding import Embedder
 from rag.llm.base import LLM, LLMError, Message
@@ -43,19 +44,38 @@ class FakeLLM(LLM):
     backend = "fake"
     model = "fake-llm"
 
-    def __init__(self, replies: Sequence[str | Exception] = (), judge_reply: str = "YES"):
+    def __init__(
+        self,
+        replies: Sequence[str | Exception] = (),
+        judge_reply: str = "YES",
+        verdict: Callable[[str], str] = lambda statement: "SUPPORTED",
+    ):
         self.replies = list(replies)
+        # The `verdict` stage's turn (held to "k: LABEL" lines by a grammar): `verdict` labels
+        # each statement; answered apart from the queue.
+        self.verdict = verdict
+        self.verdict_prompts: list[list[Message]] = []
         self.prompts: list[list[Message]] = []
         # The trust rule `judged_unanswered` asks one more turn; answered apart from the queue.
         self.judge_reply = judge_reply
         self.judge_prompts: list[list[Message]] = []
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         if messages[0]["content"] == JUDGE_SYSTEM:
             self.judge_prompts.append(messages)
             yield self.judge_reply
+            return
+        if grammar is not None and is_audit(messages):
+            self.verdict_prompts.append(messages)
+            lines = re.findall(r"^(\d+)\. \[\d+\] (.*)$", messages[-1]["content"], re.M)
+            yield "\n".join(f"{k}: {self.verdict(text)}" for k, text in lines)
             return
         self.prompts.append(messages)
         if not self.replies:

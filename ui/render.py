@@ -74,6 +74,20 @@ def render_not_found(answer: Answer) -> str:
     )
 
 
+def render_unstated(answer: Answer) -> str:
+    """The shown sentences the model's verdict found not stated by their source: marked, not hidden."""
+    marked = [s for s in answer.sentences if s.unstated]
+    if not marked:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(s.text)}<br><small>{html.escape(s.unstated)}</small></li>" for s in marked
+    )
+    return (
+        f'<details class="cw-unstated"><summary>Not stated by the cited source ({len(marked)})</summary>'
+        f"<ul>{items}</ul></details>\n"
+    )
+
+
 def _passage_html(c: Citation, abstract: str) -> str:
     """The cited passage with the supporting sentence highlighted and a little context."""
     if abstract and 0 <= c.start < c.end <= len(abstract):
@@ -207,7 +221,16 @@ def render_answer(answer: Answer, msg_id: str) -> str:
             + "\n---\n"
             + render_closest(answer.retrieved)
         )
-    lines = [body, "", render_not_found(answer), render_trace(answer), "---", "**Sources**", ""]
+    lines = [
+        body,
+        "",
+        render_unstated(answer),
+        render_not_found(answer),
+        render_trace(answer),
+        "---",
+        "**Sources**",
+        "",
+    ]
     for c in answer.citations:
         origin = ", ".join(c.sources)
         lines.append(

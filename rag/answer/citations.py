@@ -3,6 +3,7 @@ order and turn them into `Citation`s. Whether a sentence is backed is decided in
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
@@ -136,3 +137,16 @@ def render_text(
             text = f"{text[: m.start()]} {marks}{text[m.start() :]}" if m else f"{text} {marks}"
         out.append(text)
     return " ".join(out)
+
+
+def compact(sentences: Sequence[AnswerSentence], citations: Sequence[Citation]) -> list[Citation]:
+    """After sentences were taken out: the citations still cited, numbered again by first
+    appearance, the sentences' numbers rewritten in place."""
+    order: dict[int, int] = {}
+    for s in sentences:
+        for n in s.citations:
+            order.setdefault(n, len(order) + 1)
+    for s in sentences:
+        s.citations = [order[n] for n in s.citations]
+    by_number = {c.number: c for c in citations}
+    return [dataclasses.replace(by_number[old], number=new) for old, new in order.items()]

@@ -13,10 +13,11 @@ from dataclasses import replace
 from functools import cached_property
 
 from rag import questions as qs
+from rag.answer import audit as au
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
 from rag.answer.generate import write
 from rag.answer.listing import listing_sentence
-from rag.answer.prompts import count_prompt_tokens, prompts_for
+from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
 from rag.answer.trust import Stance, Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
@@ -24,7 +25,7 @@ from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
-from rag.llm import LLM, LLMError, llm_from_settings
+from rag.llm import LLM, LLMError, Message, llm_from_settings
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
@@ -187,13 +188,23 @@ class Pipeline:
             yield finish(text=getattr(exc, "partial", ""), error=str(exc))
             return
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
-        fields = self._judge(intent, draft, evidence, llm, trust, gate)
+        # The verdict reads the answer's prompt, which llama.cpp has cached; answers written in
+        # parts had one prompt each, and are judged after a prompt of their own.
+        said = prompts[0][0] if len(prompts) == 1 else build_messages(intent.query, evidence)
+        fields = self._judge(intent, draft, evidence, llm, trust, gate, (said, timings))
         tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=None if None in tokens else sum(tokens), cached_tokens=cached)  # fmt: skip
 
     def _judge(
-        self, intent: Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust, gate
+        self,
+        intent: Intent,
+        draft: str,
+        evidence: list[Evidence],
+        llm: LLM,
+        trust: Trust,
+        gate,
+        conversation: tuple[list[Message], Timings] | None = None,
     ) -> dict:
         """The draft through the answer stages, with the model as the confirmer and the grader;
         the papers it confirmed are kept so the eval can judge the same draft again."""
@@ -212,9 +223,18 @@ class Pipeline:
                 entailed[key] = said.value if said else ""
             return Stance(entailed[key]) if entailed[key] else None
 
+        def verdicts(statements: Sequence[au.Statement]) -> list[Stance | None]:
+            assert conversation is not None
+            messages, timings = conversation
+            started = time.perf_counter()
+            said = au.ask(llm, messages, statements)
+            timings.verdict = time.perf_counter() - started
+            return said
+
         fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
                        grade=lambda checked: grade(llm, checked.text, intent.question),
-                       confirm=confirm, stages=self.settings.answer_stages, entail=entail)  # fmt: skip
+                       confirm=confirm, stages=self.settings.answer_stages, entail=entail,
+                       audit=verdicts if conversation else None)  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
             fields["trace"] = [passed, *fields.get("trace", [])]

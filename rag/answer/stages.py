@@ -7,6 +7,9 @@ reason), so "why was this sentence removed?" has an answer.
   check     check every sentence against the source it cites: keep it, give it to another source
             that backs it, split it into clauses, or remove it with its failed checks
             (`trust.check_answer`)
+  verdict   the model, in the answer's own conversation, judges each checked sentence against the
+            source it cites: a contradicted one is removed with the source's sentence, an
+            unstated one marked (`audit`)
   refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
   complete  quote the evidence for each part of the question the answer leaves out, and name the
             paper a which-paper answer does not (`complete.complete`)
@@ -15,7 +18,7 @@ reason), so "why was this sentence removed?" has an answer.
             (`complete.lacks_wanted`, `complete.complete_wanted`)
   render    the shown text with its markers renumbered in reading order
 
-`clean`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
+`clean`, `verdict`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
 `--ablation`); `check` and `render` make the answer and always run.
 """
 
@@ -25,18 +28,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag import text as tx
-from rag.answer.citations import render_text, strip_markers
+from rag.answer import audit as au
+from rag.answer.citations import compact, render_text, strip_markers
 from rag.answer.clean import clean_draft
 from rag.answer.complete import complete, complete_wanted, lacks_wanted
 from rag.answer.prompts import REFUSAL
-from rag.answer.trust import Checked, Confirm, Entail, Refusal, Trust, check_answer
+from rag.answer.trust import Checked, Confirm, Entail, Refusal, Stance, Trust, check_answer
 from rag.index.embedding import Embedder
 from rag.questions import Intent
 from rag.search.evidence import Evidence
-from rag.types import AnswerSentence, Citation, Step
+from rag.types import AnswerSentence, Check, Citation, Step
 
-STAGES = ("clean", "check", "refuse", "complete", "wanted", "render")
-OPTIONAL = ("clean", "refuse", "complete", "wanted")
+STAGES = ("clean", "check", "verdict", "refuse", "complete", "wanted", "render")
+OPTIONAL = ("clean", "verdict", "refuse", "complete", "wanted")
 
 
 @dataclass
@@ -51,6 +55,7 @@ class Context:
     confirm: Confirm | None = None  # does this source's paper answer the which-paper question?
     grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
     entail: Entail | None = None  # what does the cited abstract say of the sentence?
+    audit: au.Audit | None = None  # the model's stance on each statement, in the answer's conversation
 
 
 @dataclass
@@ -138,6 +143,53 @@ class Refuse:
             work.note(self.name, "answered", "", f"no rule refused ({', '.join(ctx.trust.rules)})")
 
 
+class JudgedInContext:
+    """The model's verdict on each checked sentence against the source it cites (`audit`):
+    contradicted, removed with the source's sentence; unstated, marked; supported, kept."""
+
+    name = "verdict"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        assert work.checked is not None, "verdict runs after check"
+        asked = au.statements(work.sentences, work.citations, ctx.evidence)
+        if ctx.audit is None or not asked:
+            work.note(self.name, "skipped", "", "no model" if asked else "nothing the model needs to judge")
+            return
+        offered = {ev.number: ev for ev in ctx.evidence}
+        against: dict[int, list[str]] = {}  # sentence index -> why it is contradicted
+        for st, said in zip(asked, ctx.audit(asked)):
+            sentence, ev = work.sentences[st.index], offered[st.source]
+            where = f"“{ev.paper.display_title[:60]}{'…' if len(ev.paper.display_title) > 60 else ''}”"
+            if said is Stance.CONTRADICTED:
+                quote = au.contradicted_by(st.text, ev)
+                against.setdefault(st.index, []).append(f"{where} says otherwise: “{quote}”")
+            elif said is Stance.UNSTATED:
+                sentence.checks.append(Check(self.name, False, f"{where} does not state it"))
+                work.note(self.name, "unstated", sentence.text, f"{where} does not state it")
+            elif said is Stance.SUPPORTED:
+                sentence.checks.append(Check(self.name, True))
+        if not against:
+            work.note(self.name, "kept", "", f"no statement contradicted ({len(asked)} judged)")
+            return
+        self.remove(work, against)
+
+    def remove(self, work: Work, against: dict[int, list[str]]) -> None:
+        checked = work.checked
+        assert checked is not None
+        for i in sorted(against):
+            s = work.sentences[i]
+            failed = Check(self.name, False, "; ".join(against[i]))
+            checked.removed.append(AnswerSentence(s.text, [], False, s.score, False, [*s.checks, failed]))
+            work.note(self.name, "removed", s.text, failed.detail)
+        kept = [s for i, s in enumerate(work.sentences) if i not in against]
+        work.citations = compact(kept, work.citations)
+        work.sentences = checked.sentences = kept
+        checked.citations = work.citations
+        if not any(s.supported for s in kept):
+            checked.supported = []  # nothing backed is left: `no_supported_sentence` refuses
+        checked.text = render_text(kept, work.citations)
+
+
 class Complete:
     """Quoted evidence for the parts of the question the answer leaves out (extractive, so faithful)."""
 
@@ -192,7 +244,15 @@ class Render:
 
 _ALL = {
     stage.name: stage
-    for stage in (Clean(), CheckSentences(), Refuse(), Complete(), AnswersWhatIsAsked(), Render())
+    for stage in (
+        Clean(),
+        CheckSentences(),
+        JudgedInContext(),
+        Refuse(),
+        Complete(),
+        AnswersWhatIsAsked(),
+        Render(),
+    )
 }
 
 
@@ -226,6 +286,7 @@ def judge(
     confirm: Confirm | None = None,
     stages: Sequence[str] = STAGES,
     entail: Entail | None = None,
+    audit: au.Audit | None = None,
 ) -> dict:
     """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
     refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
@@ -234,7 +295,7 @@ def judge(
         return refusal_fields(gate) | dict(
             trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
         )
-    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail)
+    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit)
     return answer_fields(run_stages(draft, ctx, stages))
 
 

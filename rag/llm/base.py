@@ -20,9 +20,15 @@ class LLM(ABC):
 
     @abstractmethod
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
-        """Yield the reply to a chat `messages` list piece by piece."""
+        """Yield the reply to a chat `messages` list piece by piece. `grammar` (GBNF) constrains
+        the reply where the backend can (llama.cpp, embedded or as a server); others ignore it."""
 
     def complete(self, messages: list[Message], **kwargs) -> str:
         return "".join(self.stream(messages, **kwargs))

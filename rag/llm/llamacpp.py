@@ -4,6 +4,7 @@ stored in the GGUF, one generation at a time."""
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import threading
 import weakref
@@ -27,6 +28,16 @@ def _close_loaded() -> None:
 
 
 MAX_CONTEXTS = 2  # the answer prompt and the judge prompt
+
+
+@functools.lru_cache(maxsize=32)
+def _grammar(gbnf: str | None):
+    """A GBNF grammar parsed once (an answer's verdict grammar differs only by its line count)."""
+    if gbnf is None:
+        return None
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(gbnf, verbose=False)
 
 
 class LlamaCppLLM(LLM):
@@ -111,7 +122,12 @@ class LlamaCppLLM(LLM):
         return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
         llama = self.context(system)
@@ -124,6 +140,7 @@ class LlamaCppLLM(LLM):
                     temperature=temperature,
                     repeat_penalty=1.1,
                     stream=True,
+                    grammar=_grammar(grammar),
                 )
                 for i, chunk in enumerate(chunks):
                     if i == 0:  # the prompt is evaluated: the shared prefix is what was reused

@@ -34,7 +34,12 @@ class OllamaLLM(LLM):
         return any(n == self.model or n.split(":")[0] == self.model for n in names)
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         import ollama
 

@@ -31,7 +31,12 @@ class OpenAICompatLLM(LLM):
             ) from exc
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         body = {
             "model": self.model,
@@ -40,6 +45,8 @@ class OpenAICompatLLM(LLM):
             "temperature": temperature,
             "stream": True,
         }
+        if grammar:  # llama.cpp's server reads it; other servers ignore an unknown field
+            body["grammar"] = grammar
         try:
             with httpx.stream(
                 "POST",

@@ -216,3 +216,24 @@ def test_the_default_model_judges_a_claim_against_its_abstract(pipeline, paper_i
     result = verifier.check(ClaimInput("c", claim, paper_id))
     assert result.verdict == expected, result
     assert result.supported is (expected == "supported")
+
+
+def test_the_verdict_turn_reuses_the_answers_cached_prompt_and_labels_every_statement(pipeline):
+    from rag.answer import audit as au
+    from rag.answer.prompts import build_messages
+    from rag.answer.trust import Stance
+
+    question = CASES[0][0]
+    answer = pipeline.ask(question)
+    llm = pipeline.llm()
+    messages = build_messages(answer.query, answer.evidence)
+    source = next(ev.number for ev in answer.evidence if ev.paper.id == CASES[0][1])
+    asked = [
+        au.Statement(0, source, "Knowledge entropy rises steadily as pretraining progresses."),
+        au.Statement(1, source, "The paper measures knowledge entropy during language model pretraining."),
+    ]
+    llm.complete(messages, max_tokens=8, temperature=0.0)  # the answer's prompt, as the draft leaves it
+    said = au.ask(llm, messages, asked)
+    prompt_tokens = sum(llm.count_tokens(m["content"]) for m in messages)
+    assert llm.reused_tokens >= prompt_tokens, (llm.reused_tokens, prompt_tokens)  # read once, not twice
+    assert said == [Stance.CONTRADICTED, Stance.SUPPORTED], said
