@@ -29,7 +29,8 @@ REFUSAL = [
     "litqa_accuracy",
     "litqa_precision",
 ]
-LATENCY = ["retrieval_p50", "retrieval_p95", "first_token_p50", "first_token_p95", "total_p50", "total_p95"]
+LATENCY = ["retrieval_p50", "retrieval_p95", "first_token_p50", "first_token_p95", "total_p50", "total_p95",
+           "verdict_p50", "verdict_p95"]  # fmt: skip
 HEADLINE = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
             "refused_answerable", "litqa_precision", "first_token_p50", "total_p50"]  # fmt: skip
 # Per-item means that get a bootstrap 95 % interval in the report.
@@ -55,7 +56,7 @@ def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:
             [bool(r.scores.get("correct")) for r in answered],
         )
         out["errors"] = float(sum(bool(r.error) for r in answered))
-    for stage in ("retrieval", "first_token", "total"):
+    for stage in ("retrieval", "first_token", "total", "verdict"):
         p = m.percentiles([r.latency.get(stage) for r in results])
         out[f"{stage}_p50"], out[f"{stage}_p95"] = p["p50"], p["p95"]
     return out

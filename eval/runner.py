@@ -219,6 +219,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         "retrieval": time.perf_counter() - started,
         "first_token": None,
         "total": None,
+        "verdict": None,  # the verdict stage's call, after the answer's cached prompt
     }
     result = ItemResult(config, item.id, item.type, item.question, query, item.papers, ranked,
                         retrieval_scores(ranked, item.papers), latency)  # fmt: skip
@@ -257,10 +258,11 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     result.scores["prompt_tokens"] = float(reply.prompt_tokens) if reply.prompt_tokens else None
     result.scores["cached_tokens"] = float(reply.cached_tokens) if reply.cached_tokens is not None else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
+    latency["verdict"] = reply.timings.verdict
     if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
         latency["first_token"], latency["total"] = None, reply.timings.retrieval
-    if reply.backend == "replay":  # stored drafts: no generation was timed
-        latency["first_token"] = latency["total"] = None
+    if reply.backend == "replay":  # stored drafts: no generation was timed, no prompt was cached
+        latency["first_token"] = latency["total"] = latency["verdict"] = None
     return result
 
 

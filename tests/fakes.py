@@ -51,8 +51,8 @@ class FakeLLM(LLM):
         verdict: Callable[[str], str] = lambda statement: "SUPPORTED",
     ):
         self.replies = list(replies)
-        # The `verdict` stage's turn (held to "k: LABEL" lines by a grammar): `verdict` labels
-        # each statement; answered apart from the queue.
+        # The `verdict` stage's question about one statement (held to a label by a grammar):
+        # `verdict` labels it; answered apart from the queue.
         self.verdict = verdict
         self.verdict_prompts: list[list[Message]] = []
         self.prompts: list[list[Message]] = []
@@ -74,8 +74,8 @@ class FakeLLM(LLM):
             return
         if grammar is not None and is_audit(messages):
             self.verdict_prompts.append(messages)
-            lines = re.findall(r"^(\d+)\. \[\d+\] (.*)$", messages[-1]["content"], re.M)
-            yield "\n".join(f"{k}: {self.verdict(text)}" for k, text in lines)
+            statement = re.findall(r'support this statement\? "(.*)"', messages[-1]["content"])[-1]
+            yield self.verdict(statement)
             return
         self.prompts.append(messages)
         if not self.replies:

@@ -1,12 +1,12 @@
 """The model's verdict on every checked answer, judged in the answer's own conversation.
 
 After the draft, the answer's prompt is in llama.cpp's cache: the same prompt with the statements
-appended ("for each numbered statement: SUPPORTED, CONTRADICTED or UNSTATED by the source it
-cites"), its reply held to one label a line by a grammar, costs the statements' tokens and a few
-labels, not another reading of the sources. The draft is not in that conversation: shown as its
+appended, one at a time ("does source [2] support this statement? SUPPORTED, CONTRADICTED or
+UNSTATED"), its reply held to the three labels by a grammar, costs the statement's tokens and one
+label, not another reading of the sources. The draft is not in that conversation: shown as its
 own turn, the model judged its own sentences (docs/evaluation.md, "The verdict in every answer"). A statement is one shown sentence against one source it cites: a sentence naming
-several papers is judged once per paper. A sentence copied word for word from its source needs
-no model.
+several papers is judged once per paper. A sentence that restates a sentence of its source (its
+words in their order, some left out) needs no model.
 
 The `verdict` answer stage (rag/answer/stages.py) removes a contradicted sentence with the
 source's sentence it contradicts, and marks an unstated one (`Check("verdict", ...)`).
@@ -15,24 +15,28 @@ source's sentence it contradicts, and marks an unstated one (`Check("verdict", .
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag import text as tx
 from rag.answer.citations import strip_markers
 from rag.answer.trust.checks import Stance
+from rag.answer.trust.polarity import NEGATION as _NEGATION
 from rag.llm import LLM, LLMError, Message
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Citation
 
 log = logging.getLogger(__name__)
 
-AUDIT_HEAD = "Before you answer: here are statements about the sources"
-AUDIT_USER = AUDIT_HEAD + """, each with the source it cites:
-{statements}
-
-Check each statement against the text of the source it cites, and nothing else. Write its number and one word: SUPPORTED if that source says it, CONTRADICTED if that source says something that makes it false, UNSTATED if that source says neither."""
+AUDIT_HEAD = "Before you answer: does source"
+# One statement a call: asked about a numbered list in one call, the default model labelled by
+# position (the first SUPPORTED, the second CONTRADICTED, in either order; docs/evaluation.md).
+AUDIT_USER = (
+    AUDIT_HEAD
+    + """ [{source}] support this statement? "{statement}"
+Reply with one word: SUPPORTED, CONTRADICTED (the source says something that makes it false) or UNSTATED (the source says neither)."""
+)
+GRAMMAR = 'root ::= "SUPPORTED" | "CONTRADICTED" | "UNSTATED"\n'
 
 _LABELS = {"SUPPORTED": Stance.SUPPORTED, "CONTRADICTED": Stance.CONTRADICTED, "UNSTATED": Stance.UNSTATED}
 
@@ -55,7 +59,7 @@ def statements(
     sentences: Sequence[AnswerSentence], citations: Sequence[Citation], evidence: Sequence[Evidence]
 ) -> list[Statement]:
     """The statements the model is asked about: each shown claim against each source it cites,
-    except a quoted paper sentence (`paper_fit`) and a sentence its source holds word for word."""
+    except a quoted paper sentence (`paper_fit`) and a sentence that restates its source (`_copied`)."""
     offered = {ev.paper.id: ev for ev in evidence}
     by_number = {c.number: offered.get(c.paper_id) for c in citations}
     out = []
@@ -70,60 +74,71 @@ def statements(
     return out
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", tx.plain(text).lower()))
+# Words a restatement may add or drop without changing what it claims.
+_FREE = frozenset({"a", "an", "the"})
+
+
+def _stems(text: str) -> list[str]:
+    """The words of `text` in order, stemmed, without articles or words about the sources."""
+    meta = tx.naming_stems()  # "the paper proposes" restates "we propose"
+    return [st for w in tx.words(text) if w not in _FREE and (st := tx.stem(w)) not in meta]
+
+
+def _restated(claim: list[str], sentence: str) -> bool:
+    """`claim`'s words occur in `sentence` in the same order, with nothing skipped between them
+    that negates ("X improves Y" is not a restatement of "X does not improve Y")."""
+    source = _stems(sentence)
+    at, skipped = 0, []
+    for word in claim:
+        try:
+            found = source.index(word, at)
+        except ValueError:
+            return False
+        if at:
+            skipped += source[at:found]
+        at = found + 1
+    return not any(_NEGATION.fullmatch(w) for w in skipped)
 
 
 def _copied(text: str, ev: Evidence) -> bool:
-    """The sentence is a span of its source, word for word: it says what the source says. (One
-    changed word, "increases" for "reduces", is not a copy.)"""
-    words = _words(text)
-    return bool(words) and words in _words(ev.paper.title + " " + ev.text)
+    """The sentence restates one sentence of its source: that sentence's words, in its order,
+    some left out ("The paper proposes a sampling-based method that ..." for "Finally, we
+    propose a sampling-based method that ..."). A changed, added or reordered word (a direction,
+    a number moved to another quantity, "only") is no restatement, and the model is asked."""
+    claim = _stems(text)
+    shown = [ev.sentences[i] for i in ev.chosen] or ev.sentences
+    return bool(claim) and any(_restated(claim, s) for s in [ev.paper.title, *(s.text for s in shown)])
 
 
-def audit_messages(messages: Sequence[Message], asked: Sequence[Statement]) -> list[Message]:
-    """The answer's prompt with the statements appended to its question: everything before them
+def audit_messages(messages: Sequence[Message], statement: Statement) -> list[Message]:
+    """The answer's prompt with the question about one statement appended: everything before it
     is the prompt llama.cpp has just read."""
-    lines = "\n".join(f"{k}. [{s.source}] {s.text}" for k, s in enumerate(asked, 1))
     *before, last = messages
-    appended = last["content"] + "\n\n" + AUDIT_USER.format(statements=lines)
-    return [*before, {"role": last["role"], "content": appended}]
+    asked = AUDIT_USER.format(source=statement.source, statement=statement.text)
+    return [*before, {"role": last["role"], "content": last["content"] + "\n\n" + asked}]
 
 
 def is_audit(messages: Sequence[Message]) -> bool:
-    """Whether a prompt is the verdict's (the answer's prompt with the statements appended)."""
+    """Whether a prompt is the verdict's (the answer's prompt with a statement appended)."""
     return bool(messages) and AUDIT_HEAD in messages[-1]["content"]
 
 
-def grammar(count: int) -> str:
-    """GBNF: exactly `count` lines, "<k>: <LABEL>"."""
-    lines = ' "\\n" '.join(f'"{k}: " label' for k in range(1, count + 1))
-    return f'root ::= {lines}\nlabel ::= "SUPPORTED" | "CONTRADICTED" | "UNSTATED"\n'
-
-
-def parse(reply: str, count: int) -> list[Stance | None]:
-    """One stance per statement from "k: LABEL" lines; a missing or garbled line is None."""
-    said: dict[int, Stance] = {}
-    for m in re.finditer(r"(\d+)\s*[:.)]\s*\**\s*(SUPPORTED|CONTRADICTED|UNSTATED)", reply.upper()):
-        said.setdefault(int(m[1]), _LABELS[m[2]])
-    return [said.get(k) for k in range(1, count + 1)]
-
-
 def ask(llm: LLM, messages: Sequence[Message], asked: Sequence[Statement]) -> list[Stance | None]:
-    """The model's stance on each statement, after the answer's prompt."""
-    if not asked:
-        return []
+    """The model's stance on each statement, each after the answer's cached prompt."""
+    return [_one(llm, messages, statement) for statement in asked]
+
+
+def _one(llm: LLM, messages: Sequence[Message], statement: Statement) -> Stance | None:
     try:
         reply = llm.complete(
-            audit_messages(messages, asked),
-            max_tokens=6 * len(asked) + 4,
-            temperature=0.0,
-            grammar=grammar(len(asked)),
+            audit_messages(messages, statement), max_tokens=4, temperature=0.0, grammar=GRAMMAR
         )
     except LLMError as exc:
         log.warning("the answer's verdict failed: %s", exc)
-        return [None] * len(asked)
-    return parse(reply, len(asked))
+        return None
+    return next(
+        (stance for label, stance in _LABELS.items() if reply.strip().upper().startswith(label[:5])), None
+    )
 
 
 def contradicted_by(text: str, ev: Evidence) -> str:

@@ -218,7 +218,7 @@ def test_the_default_model_judges_a_claim_against_its_abstract(pipeline, paper_i
     assert result.supported is (expected == "supported")
 
 
-def test_the_verdict_turn_reuses_the_answers_cached_prompt_and_labels_every_statement(pipeline):
+def test_the_verdict_reuses_the_answers_cached_prompt_and_tells_a_reversed_claim(pipeline):
     from rag.answer import audit as au
     from rag.answer.prompts import build_messages
     from rag.answer.trust import Stance
@@ -236,4 +236,6 @@ def test_the_verdict_turn_reuses_the_answers_cached_prompt_and_labels_every_stat
     said = au.ask(llm, messages, asked)
     prompt_tokens = sum(llm.count_tokens(m["content"]) for m in messages)
     assert llm.reused_tokens >= prompt_tokens, (llm.reused_tokens, prompt_tokens)  # read once, not twice
-    assert said == [Stance.CONTRADICTED, Stance.SUPPORTED], said
+    assert said == [Stance.CONTRADICTED, Stance.SUPPORTED], (
+        said
+    )  # asked in a list, the model said the reverse

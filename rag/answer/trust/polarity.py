@@ -10,7 +10,7 @@ import re
 from rag import text as tx
 from rag.types import Check
 
-_NEGATION = re.compile(
+NEGATION = re.compile(
     r"\b(not|no|never|none|neither|nor|cannot|can't|don't|doesn't|isn't|aren't|won't|didn't|without|"
     r"fails?|failed|unable|lacks?|lacking|eliminat\w*|avoid\w*|obviat\w*|stops?|stopped|prevents?|"
     r"prevented|free)\b"
@@ -56,7 +56,7 @@ def polarity_terms(text: str, premise: frozenset[str] | set[str] = frozenset()) 
     negated = [False] * len(toks)
     repeated = [False] * len(toks)
     for i, t in enumerate(toks):
-        if not _NEGATION.fullmatch(t):
+        if not NEGATION.fullmatch(t):
             continue
         if t == "free":
             if i > 0:
@@ -86,7 +86,7 @@ def polarity_terms(text: str, premise: frozenset[str] | set[str] = frozenset()) 
             governed += _is_content(toks[j])
     neg, pos = set(), set()
     for t, n, r in zip(toks, negated, repeated):
-        if _is_content(t) and not _NEGATION.fullmatch(t) and not r:
+        if _is_content(t) and not NEGATION.fullmatch(t) and not r:
             (neg if n else pos).add(tx.stem(t))
     return neg, pos
 
