@@ -62,11 +62,14 @@ def _norm(text: str) -> str:
 
 
 def shown(answer, sentence: str) -> bool:
-    """Whether the answer shows `sentence` (or a clause of it: a sentence may be split)."""
+    """Whether the answer shows `sentence` (or a clause of it: a sentence may be split) as
+    checked: not removed, and not marked as doubted by the verdict (`on_contradiction` "mark")."""
     if answer.abstained:
         return False
     wanted = _norm(sentence)
-    return any(_norm(s.text) and _norm(s.text) in wanted for s in answer.sentences if s.claim)
+    return any(
+        _norm(s.text) and _norm(s.text) in wanted and not s.doubted for s in answer.sentences if s.claim
+    )
 
 
 def run(rows: list[dict], out: Path, checkers: list[str]) -> list[dict]:

@@ -192,11 +192,11 @@ def ask(
         typer.echo("\n")
         typer.secho("Checked answer:", bold=True)
     typer.echo(answer.text)
-    unstated = [s for s in answer.sentences if s.unstated]
-    if unstated:
-        typer.secho(f"\nNot stated by the cited source ({len(unstated)}):", fg=typer.colors.YELLOW)
-        for s in unstated:
-            typer.echo(f"  - {s.text}  ({s.unstated})")
+    doubted = [s for s in answer.sentences if s.doubted]
+    if doubted:
+        typer.secho(f"\nNot confirmed by the cited source ({len(doubted)}):", fg=typer.colors.YELLOW)
+        for s in doubted:
+            typer.echo(f"  - {s.text}  ({s.doubted})")
     if answer.removed:
         typer.secho(f"\nNot found in the sources ({len(answer.removed)}):", fg=typer.colors.YELLOW)
         for s in answer.removed:

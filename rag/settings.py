@@ -47,6 +47,13 @@ class TrustSettings(BaseModel):
         description="A sentence that fails its checks is checked again without the spans its source "
         "does not back (a parenthetical, a name that only modifies the next noun) before it is removed.",
     )
+    on_contradiction: Literal["mark", "remove"] = Field(
+        "mark",
+        description="What the verdict stage does with a sentence the model finds contradicted by its source: "
+        "mark it (shown, with the source's sentence, under 'Not confirmed by the cited source') or remove it. "
+        "Marked by default: on planted dev contradictions removal caught 39 of 40 but also removed 5 of 35 "
+        "right sentences (docs/evaluation.md).",
+    )
     checks: list[str] = Field(
         ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "

@@ -132,8 +132,9 @@ class AnswerSentence:
         return "; ".join(c.detail for c in self.checks if not c.passed)
 
     @property
-    def unstated(self) -> str:
-        """Shown, but the model's verdict found it not stated by its source: why ("" otherwise)."""
+    def doubted(self) -> str:
+        """Shown, but the model's verdict found it not stated by its source, or contradicted by it:
+        why ("" otherwise)."""
         return "; ".join(c.detail for c in self.checks if c.name == "verdict" and not c.passed)
 
 

@@ -21,8 +21,10 @@ def _labels(contradicted: str = "", unstated: str = ""):
     return label
 
 
-def _pipeline(indexed, embedder, draft: str, **labels):
-    pipeline, llm = make_pipeline(indexed, embedder, [draft], min_coverage=0.2, support_threshold=0.2)
+def _pipeline(indexed, embedder, draft: str, on_contradiction="remove", **labels):
+    pipeline, llm = make_pipeline(
+        indexed, embedder, [draft], min_coverage=0.2, support_threshold=0.2, on_contradiction=on_contradiction
+    )
     llm.verdict = _labels(**labels)
     return pipeline, llm
 
@@ -40,6 +42,21 @@ def test_a_contradicted_sentence_is_removed_with_the_sentence_of_its_source(inde
         answer_stages=["clean", "check", "refuse", "complete", "wanted", "render"],
     )  # fmt: skip
     assert "helps" in rules_only.ask(QUESTION).text
+
+
+def test_by_default_a_contradicted_sentence_is_shown_marked_with_the_sentence_of_its_source(
+    indexed, embedder
+):
+    pipeline, _ = _pipeline(
+        indexed, embedder, f"{TRUE} {FALSE}", on_contradiction="mark", contradicted="helps"
+    )
+    answer = pipeline.ask(QUESTION)
+    (marked,) = [s for s in answer.sentences if "helps" in s.text]
+    assert "says otherwise" in marked.doubted and "impairs knowledge acquisition" in marked.doubted
+    assert not answer.removed and any(t.decision == "disputed" for t in answer.trace)
+    assert "Not confirmed by the cited source (1)" in __import__("ui.render").render.render_answer(
+        answer, "m"
+    )
 
 
 def test_the_verdict_reads_the_answers_prompt_with_the_statements_after_it(indexed, embedder):
@@ -110,7 +127,7 @@ def test_the_page_shows_an_unstated_sentence_under_its_own_heading(indexed, embe
 
     pipeline, _ = _pipeline(indexed, embedder, f"{TRUE} {FALSE}", unstated="falling")
     page = render_answer(pipeline.ask(QUESTION), "m1")
-    assert "Not stated by the cited source (1)" in page and "does not state it" in page
+    assert "Not confirmed by the cited source (1)" in page and "does not state it" in page
 
 
 def test_a_restatement_keeps_its_sources_words_in_order_and_drops_no_negation():

@@ -74,16 +74,16 @@ def render_not_found(answer: Answer) -> str:
     )
 
 
-def render_unstated(answer: Answer) -> str:
+def render_doubted(answer: Answer) -> str:
     """The shown sentences the model's verdict found not stated by their source: marked, not hidden."""
-    marked = [s for s in answer.sentences if s.unstated]
+    marked = [s for s in answer.sentences if s.doubted]
     if not marked:
         return ""
     items = "".join(
-        f"<li>{html.escape(s.text)}<br><small>{html.escape(s.unstated)}</small></li>" for s in marked
+        f"<li>{html.escape(s.text)}<br><small>{html.escape(s.doubted)}</small></li>" for s in marked
     )
     return (
-        f'<details class="cw-unstated"><summary>Not stated by the cited source ({len(marked)})</summary>'
+        f'<details class="cw-doubted"><summary>Not confirmed by the cited source ({len(marked)})</summary>'
         f"<ul>{items}</ul></details>\n"
     )
 
@@ -224,7 +224,7 @@ def render_answer(answer: Answer, msg_id: str) -> str:
     lines = [
         body,
         "",
-        render_unstated(answer),
+        render_doubted(answer),
         render_not_found(answer),
         render_trace(answer),
         "---",

@@ -145,7 +145,8 @@ class Refuse:
 
 class JudgedInContext:
     """The model's verdict on each checked sentence against the source it cites (`audit`):
-    contradicted, removed with the source's sentence; unstated, marked; supported, kept."""
+    contradicted, removed with the source's sentence (or, `trust.on_contradiction` "mark", shown
+    and marked with it); unstated, marked; supported, kept."""
 
     name = "verdict"
 
@@ -170,8 +171,12 @@ class JudgedInContext:
                 sentence.checks.append(Check(self.name, True))
         if not against:
             work.note(self.name, "kept", "", f"no statement contradicted ({len(asked)} judged)")
-            return
-        self.remove(work, against)
+        elif ctx.trust.settings.on_contradiction == "mark":
+            for i, why in against.items():
+                work.sentences[i].checks.append(Check(self.name, False, "; ".join(why)))
+                work.note(self.name, "disputed", work.sentences[i].text, "; ".join(why))
+        else:
+            self.remove(work, against)
 
     def remove(self, work: Work, against: dict[int, list[str]]) -> None:
         checked = work.checked
