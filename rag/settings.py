@@ -61,8 +61,8 @@ class TrustSettings(BaseModel):
         "of the question's words must cite a paper holding most of them) and `entailment` (after the "
         "other checks, the model judges the sentence against the sentences of the cited abstract that "
         "match it best, in place of `polarity`: a contradicted one is removed, an unstated one marked; "
-        "off because on the dev answers it removed true answers, docs/evaluation.md; `citewise verify` "
-        "uses it).",
+        "`citewise verify` uses it; answers use the `verdict` stage instead, which asks after the answer's "
+        "cached prompt).",
     )
     rules: list[str] = Field(
         [
