@@ -3,9 +3,10 @@
 Each row of `eval/claims/planted-dev.jsonl` is a dev question, a draft the default model wrote for
 it that was right, and the same draft with one sentence rewritten by hand into a contradiction of
 the cited paper (eight kinds, five each). The pipeline answers the question with the planted draft
-in place of the model's (the same retrieval and sources; the live model for every verdict), with
-the `verdict` stage and without it, and reports per kind how often the planted sentence is not
-shown (removed, or the whole answer refused), and how often the untouched draft keeps the
+in place of the model's (the same retrieval and sources; the live model for every verdict) under
+each checker (`CHECKERS`: the rules alone, the `verdict` stage, the per-sentence `entailment`
+check), and reports per kind how often the planted sentence is not shown as checked (removed,
+marked as doubted, or the whole answer refused), and how often the untouched draft keeps the
 sentence it replaced. Writes `<out>/results.jsonl` item by item (a rerun resumes) and
 `<out>/summary.md`. Run it alone: it times the verdict.
 """

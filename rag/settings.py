@@ -182,7 +182,8 @@ class Settings(BaseSettings):
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
         "clean, verdict, refuse, complete and wanted can be left out, check and render always run. verdict: "
         "the model judges each checked sentence against the source it cites, in one more turn of the "
-        "answer's conversation (its sources are in llama.cpp's cache); a contradicted sentence is removed.",
+        "answer's prompt (which llama.cpp has cached); a contradicted sentence is marked or removed "
+        "(trust.on_contradiction).",
     )
 
     # --- LLM backends ---------------------------------------------------------------------

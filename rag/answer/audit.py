@@ -1,15 +1,17 @@
-"""The model's verdict on every checked answer, judged in the answer's own conversation.
+"""The model's verdict on every checked answer, asked after the answer's own prompt.
 
 After the draft, the answer's prompt is in llama.cpp's cache: the same prompt with the statements
 appended, one at a time ("does source [2] support this statement? SUPPORTED, CONTRADICTED or
 UNSTATED"), its reply held to the three labels by a grammar, costs the statement's tokens and one
 label, not another reading of the sources. The draft is not in that conversation: shown as its
-own turn, the model judged its own sentences (docs/evaluation.md, "The verdict in every answer"). A statement is one shown sentence against one source it cites: a sentence naming
+own turn, the model judged its own sentences no better (docs/evaluation.md, "The verdict in every
+answer"). A statement is one shown sentence against one source it cites: a sentence naming
 several papers is judged once per paper. A sentence that restates a sentence of its source (its
 words in their order, some left out) needs no model.
 
-The `verdict` answer stage (rag/answer/stages.py) removes a contradicted sentence with the
-source's sentence it contradicts, and marks an unstated one (`Check("verdict", ...)`).
+The `verdict` answer stage (rag/answer/stages.py) marks a contradicted sentence with the source's
+sentence it contradicts (or removes it: `trust.on_contradiction`), and marks an unstated one
+(`Check("verdict", ...)`).
 """
 
 from __future__ import annotations
@@ -106,8 +108,7 @@ def _copied(text: str, ev: Evidence) -> bool:
     propose a sampling-based method that ..."). A changed, added or reordered word (a direction,
     a number moved to another quantity, "only") is no restatement, and the model is asked."""
     claim = _stems(text)
-    shown = [ev.sentences[i] for i in ev.chosen] or ev.sentences
-    return bool(claim) and any(_restated(claim, s) for s in [ev.paper.title, *(s.text for s in shown)])
+    return bool(claim) and any(_restated(claim, s) for s in [ev.paper.title, *(s.text for s in ev.shown)])
 
 
 def audit_messages(messages: Sequence[Message], statement: Statement) -> list[Message]:
@@ -145,6 +146,5 @@ def contradicted_by(text: str, ev: Evidence) -> str:
     """The source's sentence a contradicted statement is closest to: what the user reads as the
     reason ("the source says the opposite: ...")."""
     words = tx.content_words(text)
-    shown = [ev.sentences[i] for i in ev.chosen] or ev.sentences
-    best = max(shown, key=lambda s: len(words & tx.content_words(s.text)), default=None)
+    best = max(ev.shown, key=lambda s: len(words & tx.content_words(s.text)), default=None)
     return best.text if best is not None else ""

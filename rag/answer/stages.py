@@ -7,9 +7,9 @@ reason), so "why was this sentence removed?" has an answer.
   check     check every sentence against the source it cites: keep it, give it to another source
             that backs it, split it into clauses, or remove it with its failed checks
             (`trust.check_answer`)
-  verdict   the model, in the answer's own conversation, judges each checked sentence against the
-            source it cites: a contradicted one is removed with the source's sentence, an
-            unstated one marked (`audit`)
+  verdict   the model, after the answer's cached prompt, judges each checked sentence against the
+            source it cites: a contradicted one is marked with the source's sentence (or removed,
+            `trust.on_contradiction`), an unstated one marked; each verdict is in the trace (`audit`)
   refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
   complete  quote the evidence for each part of the question the answer leaves out, and name the
             paper a which-paper answer does not (`complete.complete`)
@@ -55,7 +55,7 @@ class Context:
     confirm: Confirm | None = None  # does this source's paper answer the which-paper question?
     grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
     entail: Entail | None = None  # what does the cited abstract say of the sentence?
-    audit: au.Audit | None = None  # the model's stance on each statement, in the answer's conversation
+    audit: au.Audit | None = None  # the model's stance on each statement, after the answer's prompt
 
 
 @dataclass
@@ -160,7 +160,7 @@ class JudgedInContext:
         against: dict[int, list[str]] = {}  # sentence index -> why it is contradicted
         for st, said in zip(asked, ctx.audit(asked)):
             sentence, ev = work.sentences[st.index], offered[st.source]
-            where = f"“{ev.paper.display_title[:60]}{'…' if len(ev.paper.display_title) > 60 else ''}”"
+            where = ev.short_title
             if said is Stance.CONTRADICTED:
                 quote = au.contradicted_by(st.text, ev)
                 against.setdefault(st.index, []).append(f"{where} says otherwise: “{quote}”")
@@ -169,6 +169,7 @@ class JudgedInContext:
                 work.note(self.name, "unstated", sentence.text, f"{where} does not state it")
             elif said is Stance.SUPPORTED:
                 sentence.checks.append(Check(self.name, True))
+                work.note(self.name, "supported", sentence.text, f"{where} states it")
         if not against:
             work.note(self.name, "kept", "", f"no statement contradicted ({len(asked)} judged)")
         elif ctx.trust.settings.on_contradiction == "mark":

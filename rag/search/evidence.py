@@ -47,6 +47,17 @@ class Evidence:
     chosen: list[int] = field(default_factory=list)  # indexes into `sentences`, in order
 
     @property
+    def shown(self) -> list[Sentence]:
+        """The sentences the prompt shows (all of them when none was chosen)."""
+        return [self.sentences[i] for i in self.chosen] if self.chosen else self.sentences
+
+    @property
+    def short_title(self) -> str:
+        """The paper's title, quoted and cut at 60 characters: how a reason names its source."""
+        title = self.paper.display_title
+        return f"“{title[:60]}{'…' if len(title) > 60 else ''}”"
+
+    @property
     def text(self) -> str:
         parts, last = [], None
         for i in self.chosen:

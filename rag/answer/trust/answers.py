@@ -28,11 +28,6 @@ from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check
 
 
-def _where(ev: Evidence) -> str:
-    title = ev.paper.display_title
-    return f"“{title[:60]}{'…' if len(title) > 60 else ''}”"
-
-
 def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
 
@@ -42,8 +37,7 @@ _PARENTHETICAL = re.compile(r"\s*\(([^()\[\]]*)\)")
 
 def _passage(ev: Evidence) -> str:
     """What the checks read of a source: its title and the sentences it shows."""
-    shown = [ev.sentences[i] for i in ev.chosen] if ev.chosen else ev.sentences
-    return ev.paper.title + ". " + " ".join(s.text for s in shown)
+    return ev.paper.title + ". " + " ".join(s.text for s in ev.shown)
 
 
 def trim(text: str, passage: str) -> tuple[str, list[str]]:
@@ -229,7 +223,7 @@ class _DraftCheck:
         judged = self.entail and passage and len(piece.named) < 2
         said = self.entail(piece.claim, passage, self.offered[good[0]]) if judged else None
         if said is not None:
-            where = _where(self.offered[good[0]])
+            where = self.offered[good[0]].short_title
             quote = f": “{best.text}”" if best is not None else ""
             if said is Stance.CONTRADICTED:
                 failed = Check("entailment", False, f"{where} says otherwise{quote}")
@@ -268,7 +262,7 @@ class _DraftCheck:
         )
         checks = []
         if blame is not None:
-            where = _where(self.offered[blame])
+            where = self.offered[blame].short_title
             checks = [
                 Check(c.name, c.passed, c.detail.replace("the source", where)) for c in verdicts[blame].checks
             ]
@@ -299,7 +293,9 @@ class _DraftCheck:
             # near miss ("evaluates X on speech") would pass the checks on the name alone.
             if not self.by_paper(answer[0]):
                 failed = Check(
-                    "paper_fit", False, f"{_where(self.offered[answer[0]])} is not confirmed as the answer"
+                    "paper_fit",
+                    False,
+                    f"{self.offered[answer[0]].short_title} is not confirmed as the answer",
                 )
                 self.removed.append(AnswerSentence(piece.sentence, [], False, 0.0, False, [failed]))
             return

@@ -94,9 +94,7 @@ class Trust:
         `given` count as covered. `asked`: the question's content words (the topic check);
         `subject`: names a heading above the claim gives, which the source's paper must contain;
         `question`: a negation the claim repeats from it is not judged (`check_polarity`)."""
-        shown = (
-            source.sentences if whole or not source.chosen else [source.sentences[i] for i in source.chosen]
-        )
+        shown = source.sentences if whole else source.shown
         words = tx.content_words(claim)
         scored = [(ck.support_score(vector, words, s), s) for s in shown]
         score, best = max(scored, key=lambda t: t[0]) if scored else (0.0, None)
