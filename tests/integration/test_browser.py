@@ -77,6 +77,7 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         page.locator("#cw-chat").get_by_text(EXAMPLES[0]).first.wait_for(state="visible", timeout=90_000)
         assert page.locator("table:visible", has_text=EXAMPLES[0]).count() == 0
 
+        page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)  # WATCH observes it
         page.evaluate(WATCH)
         _ask(page, "How many time points are in the Time-300B dataset used to pre-train Time-MoE?", 0)
         chat = page.locator("#cw-chat")
@@ -169,6 +170,7 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(server, wait_until="load")
         page.wait_for_selector("#cw-status", timeout=180_000)
+        page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)  # WATCH observes it
         page.evaluate(WATCH)
         box = page.get_by_role("textbox").first
         box.fill("Which papers study attention sinks?")
