@@ -37,13 +37,17 @@ def test_a_changed_abstract_is_embedded_anew(tmp_path):
     assert len(rows) == 4 and all(s.vector.shape == (emb.dims,) for s in rows)
 
 
-def test_fill_embeds_only_what_is_missing(tmp_path):
+def test_only_what_is_missing_is_embedded(tmp_path):
     emb = FakeEmbedder()
     kept = SentenceVectors(tmp_path / "v.sqlite", emb.model_id)
     other = Paper("p2", "Another abstract. With two sentences.")
-    assert kept.fill([PAPER], emb.embed_batch) == 1
-    assert kept.fill([PAPER, other], emb.embed_batch) == 1
-    assert kept.fill([PAPER, other], emb.embed_batch) == 0
+    kept.vectors([PAPER], emb.embed_batch)
+    assert kept.embedded == 1
+    kept.vectors([PAPER, other], emb.embed_batch)
+    assert kept.embedded == 2
+    again = SentenceVectors(tmp_path / "v.sqlite", emb.model_id)  # read back from disk
+    again.vectors([PAPER, other], emb.embed_batch)
+    assert again.embedded == 0
 
 
 def test_an_unopenable_file_keeps_vectors_in_memory(tmp_path):

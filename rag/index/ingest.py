@@ -13,11 +13,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.index.chunking import OVERLAP_SENTENCES, chunk_text, embedding_text
+import numpy as np
+
+from rag.index.chunking import OVERLAP_SENTENCES, chunk_text, chunk_vectors, embedding_text
 from rag.index.embedding import Embedder
 from rag.index.readers import ReadError, normalize_text, read_paths
 from rag.index.sentence_vectors import SentenceVectors
 from rag.index.store import Store, StoreError
+from rag.text import sentence_spans
 from rag.types import Paper
 
 log = logging.getLogger(__name__)
@@ -103,11 +106,6 @@ def ingest_lock(data_dir: Path) -> Iterator[None]:
         yield
 
 
-def _batches(items: list[Paper], size: int) -> Iterator[list[Paper]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
 def ingest(
     paths: list[Path],
     store: Store,
@@ -121,8 +119,9 @@ def ingest(
     sentences: SentenceVectors | None = None,
 ) -> IngestSummary:
     """Index the papers under `paths`. A file read again defines what it now holds: papers it
-    no longer yields lose that source, and are removed when no source is left. With `sentences`,
-    every paper's sentences are embedded there too (once: ranking and evidence read them)."""
+    no longer yields lose that source, and are removed when no source is left. Each new or changed
+    abstract's sentences are embedded once, kept in `sentences` (ranking and evidence read them;
+    in memory when None), and its chunks' vectors derived from them."""
     started = time.perf_counter()
     report = read_paths(paths)
     papers, merged = dedupe(report.papers)
@@ -156,32 +155,20 @@ def ingest(
             else:
                 summary.papers_new += 1
 
-    count = embedder.count_tokens
+    writer = _Writer(
+        store, col, embedder, sentences or SentenceVectors(None, embedder.model_id),
+        {p.id: d for p, d in todo}, {p.id for p, _ in todo if p.id in existing},
+        chunk_tokens, overlap_sentences, summary,
+    )  # fmt: skip
     to_embed = [p for p, _ in todo]
-    digests = {p.id: d for p, d in todo}
-    replacing = {p.id for p in to_embed if p.id in existing}
     iterator: Iterable[Paper] = progress(to_embed, len(to_embed)) if progress else to_embed
     pending: list[Paper] = []
     for paper in iterator:
         pending.append(paper)
         if len(pending) >= batch_papers:
-            summary.chunks_embedded += _embed_and_store(
-                pending,
-                digests,
-                replacing,
-                store,
-                col,
-                embedder,
-                chunk_tokens,
-                overlap_sentences,
-                count,
-                summary,
-            )
+            writer.write(pending)
             pending = []
-    if pending:
-        summary.chunks_embedded += _embed_and_store(
-            pending, digests, replacing, store, col, embedder, chunk_tokens, overlap_sentences, count, summary
-        )
+    writer.write(pending)
 
     current = {p.id for p in papers}
     for pid, (_, old_sources) in existing.items():
@@ -198,36 +185,46 @@ def ingest(
     if target:
         store.finish_rebuild(target)
     summary.chunks_unchanged = max(0, store.count() - summary.chunks_embedded)
-    if sentences is not None:
-        t0 = time.perf_counter()
-        summary.sentence_papers = sentences.fill(papers, embedder.embed_batch)
-        summary.embed_seconds += time.perf_counter() - t0
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _embed_and_store(
-    papers, digests, replacing, store, col, embedder, chunk_tokens, overlap, count, summary
-) -> int:
-    planned = []
-    for paper in papers:
-        reserve = count(paper.title) + 3 if paper.title else 0
-        chunks = chunk_text(
-            paper.id,
-            paper.abstract,
-            max_tokens=chunk_tokens,
-            overlap_sentences=overlap,
-            count_tokens=count,
-            reserved_tokens=reserve,
-        )
-        planned.append((paper, chunks, [embedding_text(paper.title, c) for c in chunks]))
-    texts = [t for _, _, docs in planned for t in docs]
-    t0 = time.perf_counter()
-    vectors = embedder.embed_batch(texts)
-    summary.embed_seconds += time.perf_counter() - t0
-    entries, i = [], 0
-    for paper, chunks, docs in planned:
-        entries.append((paper, digests[paper.id], chunks, vectors[i : i + len(chunks)], docs))
-        i += len(chunks)
-    store.add(col, entries, replacing)
-    return len(texts)
+@dataclass
+class _Writer:
+    """Embeds a batch of papers once and stores it: each abstract's sentences (kept for ranking and
+    evidence) and each title, in one pass sorted by length; chunk vectors are derived from them."""
+
+    store: Store
+    col: object
+    embedder: Embedder
+    sentences: SentenceVectors
+    digests: dict[str, str]
+    replacing: set[str]
+    chunk_tokens: int
+    overlap: int
+    summary: IngestSummary
+
+    def write(self, papers: list[Paper]) -> None:
+        if not papers:
+            return
+        count = self.embedder.count_tokens
+        t0 = time.perf_counter()
+        before = self.sentences.embedded
+        matrices = self.sentences.vectors(papers, self.embedder.embed_batch)
+        titled = [p.title for p in papers if p.title]
+        titles = iter(np.asarray(self.embedder.embed_batch(titled), dtype=np.float32) if titled else [])
+        self.summary.embed_seconds += time.perf_counter() - t0
+        self.summary.sentence_papers += self.sentences.embedded - before
+        entries = []
+        for paper, matrix in zip(papers, matrices):
+            reserve = count(paper.title) + 3 if paper.title else 0
+            chunks = chunk_text(
+                paper.id, paper.abstract, max_tokens=self.chunk_tokens,
+                overlap_sentences=self.overlap, count_tokens=count, reserved_tokens=reserve,
+            )  # fmt: skip
+            title = next(titles) if paper.title else None
+            vectors = chunk_vectors(chunks, sentence_spans(paper.abstract), matrix, title)
+            docs = [embedding_text(paper.title, c) for c in chunks]
+            entries.append((paper, self.digests[paper.id], chunks, vectors, docs))
+            self.summary.chunks_embedded += len(chunks)
+        self.store.add(self.col, entries, self.replacing)

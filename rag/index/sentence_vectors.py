@@ -37,6 +37,7 @@ class SentenceVectors:
         self._lock = threading.RLock()
         self._memory: dict[str, tuple[list, np.ndarray]] = {}
         self._con: sqlite3.Connection | None = None
+        self.embedded = 0  # papers embedded since opened (the rest were read back)
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,22 +74,11 @@ class SentenceVectors:
             out[i] = matrix
         return [m for m in out if m is not None]
 
-    def fill(self, papers: Sequence[Paper], embed: Embed, batch: int = 64) -> int:
-        """Embed and keep the sentences of the papers not kept yet; returns how many papers."""
-        done = 0
-        for start in range(0, len(papers), batch):
-            part = papers[start : start + batch]
-            keys = [self.key(p) for p in part]
-            have = self._read(keys)
-            todo = [i for i, key in enumerate(keys) if key not in have]
-            self._embed([part[i] for i in todo], [keys[i] for i in todo], embed)
-            done += len(todo)
-        return done
-
     def _embed(self, papers: Sequence[Paper], keys: list[str], embed: Embed) -> list[np.ndarray]:
         """The papers' sentence matrices, embedded in one batch and kept."""
         if not papers:
             return []
+        self.embedded += len(papers)
         spans = [sentence_spans(p.abstract) for p in papers]
         texts = [p.abstract[s:e] for p, ss in zip(papers, spans) for s, e in ss]
         flat = iter(np.asarray(embed(texts), dtype=np.float32) if texts else [])

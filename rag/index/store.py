@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 
 from rag import filters as flt
 from rag import text as tx
-from rag.index.chunking import OVERLAP_SENTENCES
+from rag.index.chunking import CHUNK_VECTORS, OVERLAP_SENTENCES
 from rag.index.records import chunk_id, chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
 
@@ -414,5 +414,6 @@ def store_from_settings(settings, embedder) -> Store:
             "embedder": embedder.model_id,
             "chunk_tokens": settings.chunk_tokens,
             "chunk_overlap": OVERLAP_SENTENCES,
+            "chunk_vectors": CHUNK_VECTORS,
         },
     )
