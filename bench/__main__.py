@@ -145,7 +145,7 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"size must be 1k, 10k, 100k or a number, not {text!r}") from None
 
 
-SECTIONS = ("ingest", "search", "answers", "prefill", "cold", "embedders", "scale")
+SECTIONS = ("ingest", "search", "answers", "prefill", "cold", "embedders", "scale", "floor")
 
 
 def write_sections(path: Path, blocks: dict[str, list[str]], head: list[str]) -> str:
@@ -178,6 +178,8 @@ def main() -> None:
                         help="measure these sections and replace them in the report, keeping the others")  # fmt: skip
     parser.add_argument("--quick", action="store_true",
                         help="CI smoke run: 300 synthetic papers, SmolLM2 only, to a temporary report")  # fmt: skip
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="the corpus the floor section ingests whole (e.g. the conference's .jsonl.gz)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="report file (default docs/benchmarks.md)")
     args = parser.parse_args()
     if args.quick:
@@ -191,9 +193,13 @@ def main() -> None:
         else ROOT / "docs" / "benchmarks.md"
     )
     only = set(args.only)
+    if args.only == ["floor"] and not args.corpus:
+        parser.error("the floor section ingests a whole corpus: give it with --corpus")
     command = ".venv/bin/python -m bench " + ("--quick" if args.quick else f"--size {args.size}")
     if only != set(SECTIONS):
         command += " --only " + " ".join(sorted(only))
+    if args.corpus and "floor" in only:
+        command += f" --corpus {args.corpus}"
     stamp = f"<sub>Measured {time.strftime('%Y-%m-%d')}: `{command}`</sub>"
     blocks: dict[str, list[str]] = {}
     data = Path(tempfile.mkdtemp(prefix="citewise-bench-"))
@@ -221,6 +227,10 @@ def main() -> None:
         from bench.prefill import bench_prefill
 
         blocks["prefill"] = bench_prefill(ROOT / "data" / "models", models[0])
+    if "floor" in only and args.corpus:
+        from bench.floor import bench_floor
+
+        blocks["floor"] = bench_floor(args.corpus, Settings(models_path=ROOT / "data" / "models"))
     if "scale" in only:
         blocks["scale"] = bench_scale(sizes, plot_dir=None if args.quick else ROOT / "docs")
     blocks = {name: lines + [stamp, ""] for name, lines in blocks.items()}

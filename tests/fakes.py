@@ -23,10 +23,12 @@ class FakeEmbedder(Embedder):
     def __init__(self):
         self.calls = 0
         self.texts_embedded = 0
+        self.seen: list[str] = []  # every text embedded, in order
 
     def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls += 1
         self.texts_embedded += len(texts)
+        self.seen += texts
         out = []
         for text in texts:
             vec = [0.0] * self.dims

@@ -111,3 +111,41 @@ def test_ctrl_c_during_a_store_write_waits_for_the_write_to_finish():
             done.append("the write went on")  # not interrupted inside
     assert done == ["the write went on"]
     assert signal.getsignal(signal.SIGINT) is before  # the handler is back
+
+
+def test_each_abstract_sentence_and_title_is_embedded_once(store, embedder, corpus):
+    from collections import Counter
+
+    from rag.text import sentence_spans
+
+    papers, _ = dedupe(read_paths([corpus]).papers)
+    summary = ingest([corpus], store, embedder, chunk_tokens=60)
+    expected = Counter(p.abstract[s:e] for p in papers for s, e in sentence_spans(p.abstract))
+    expected.update(p.title for p in papers if p.title)
+    assert Counter(embedder.seen) == expected  # no chunk text embedded, nothing twice
+    assert summary.chunks_embedded == store.stats()["chunks"] >= len(papers)  # stored, vectors derived
+    assert summary.sentence_papers == len(papers)
+
+
+def test_a_chunk_vector_is_its_sentences_and_its_title():
+    import numpy as np
+
+    from rag.index.chunking import TITLE_WEIGHT, chunk_text, chunk_vectors
+    from rag.text import sentence_spans
+    from tests.fakes import FakeEmbedder
+
+    emb = FakeEmbedder()
+    text = "Sparse coding of activations. Dictionaries found by training. Rivers flood the delta plains."
+    spans = sentence_spans(text)
+    matrix = np.array(emb.embed_batch([text[s:e] for s, e in spans]))
+    chunks = chunk_text("p", text, max_tokens=16, overlap_sentences=0)
+    assert len(chunks) >= 2
+    plain = np.array(chunk_vectors(chunks, spans, matrix, None))
+    assert np.allclose(np.linalg.norm(plain, axis=1), 1.0)
+    # Each chunk's vector is nearest the sentences it holds.
+    for chunk, vector in zip(chunks, plain):
+        inside = [i for i, (s, e) in enumerate(spans) if s < chunk.end and e > chunk.start]
+        assert int(np.argmax(matrix @ vector)) in inside
+    title = np.array(emb.embed("Rivers"))
+    titled = np.array(chunk_vectors(chunks, spans, matrix, title))
+    assert (titled @ title > plain @ title).all() and TITLE_WEIGHT > 0

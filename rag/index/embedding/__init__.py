@@ -32,12 +32,16 @@ def embedder_from_settings(settings: Settings) -> Embedder:
                 settings.embed_model, threads=settings.threads, batch_size=settings.embed_batch_size
             )
         else:
+            from rag.index.embedding.choice import chosen
             from rag.index.embedding.onnx import OnnxEmbedder, export
 
             export(onnx_dir(settings))  # built once from the shipped weights (make install does it)
+            backend = settings.embed_backend
+            if backend == "auto":
+                backend = chosen(onnx_dir(settings), settings.threads)
             _CACHE[key] = OnnxEmbedder(
                 onnx_dir(settings),
-                int8=settings.embed_backend == "onnx-int8",
+                int8=backend == "onnx-int8",
                 threads=settings.threads,
                 batch_size=settings.embed_batch_size,
             )
