@@ -331,7 +331,10 @@ def models(
             typer.echo(f"embedder: {path}")
         record = measure(onnx_dir(settings), settings.threads)
         (onnx_dir(settings) / CHOICE).write_text(json.dumps(record, indent=1))
-        rates = ", ".join(f"{name} {rate:.0f} texts/s" for name, rate in record["texts_per_s"].items())
+        rates = ", ".join(
+            f"{name} {rate:.0f} texts/s in batches of {record['batch_size'][name]}"
+            for name, rate in record["texts_per_s"].items()
+        )
         typer.echo(f"embedder for auto: {record['backend']} ({rates}; {record['cpu']})")
         return
     try:

@@ -29,21 +29,20 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     if key not in _CACHE:
         if settings.embed_backend == "torch" or settings.embed_model:
             _CACHE[key] = SentenceTransformerEmbedder(
-                settings.embed_model, threads=settings.threads, batch_size=settings.embed_batch_size
+                settings.embed_model, threads=settings.threads, batch_size=settings.embed_batch_size or 32
             )
         else:
             from rag.index.embedding.choice import chosen
             from rag.index.embedding.onnx import OnnxEmbedder, export
 
             export(onnx_dir(settings))  # built once from the shipped weights (make install does it)
-            backend = settings.embed_backend
-            if backend == "auto":
-                backend = chosen(onnx_dir(settings), settings.threads)
+            backend, record = settings.embed_backend, chosen(onnx_dir(settings), settings.threads)
+            backend = record["backend"] if backend == "auto" else backend
             _CACHE[key] = OnnxEmbedder(
                 onnx_dir(settings),
                 int8=backend == "onnx-int8",
                 threads=settings.threads,
-                batch_size=settings.embed_batch_size,
+                batch_size=settings.embed_batch_size or record["batch_size"][backend],
             )
     return _CACHE[key]
 
