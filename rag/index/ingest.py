@@ -207,7 +207,7 @@ class _Writer:
     def write(self, papers: list[Paper]) -> None:
         if not papers:
             return
-        count = self.embedder.count_tokens
+        count = self._counter(papers)
         t0 = time.perf_counter()
         before = self.sentences.embedded
         matrices = self.sentences.vectors(papers, self.embedder.embed_batch)
@@ -228,3 +228,16 @@ class _Writer:
             entries.append((paper, self.digests[paper.id], chunks, vectors, docs))
             self.summary.chunks_embedded += len(chunks)
         self.store.add(self.col, entries, self.replacing)
+
+    def _counter(self, papers: list[Paper]):
+        """Chunking counts every sentence's word pieces: counted here for the whole batch at once
+        (in parallel where the tokenizer can), one at a time only for pieces of long sentences."""
+        texts = [p.abstract[s:e] for p in papers for s, e in sentence_spans(p.abstract)]
+        texts += [p.title for p in papers if p.title]
+        known = dict(zip(texts, self.embedder.count_tokens_many(texts)))
+
+        def count(text: str) -> int:
+            found = known.get(text)
+            return found if found is not None else self.embedder.count_tokens(text)
+
+        return count

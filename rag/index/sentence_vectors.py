@@ -113,10 +113,13 @@ class SentenceVectors:
                 self._memory.update({k: (s, m) for k, s, m in rows})
                 return
             try:
-                self._con.executemany(
-                    "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                    [(k, json.dumps(s), m.astype(np.float16).tobytes()) for k, s, m in rows],
-                )
+                # One transaction per batch: in autocommit mode each row was its own commit.
+                with self._con:
+                    self._con.execute("BEGIN")
+                    self._con.executemany(
+                        "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                        [(k, json.dumps(s), m.astype(np.float16).tobytes()) for k, s, m in rows],
+                    )
             except sqlite3.Error as exc:  # read-only or full disk: the answer goes on without keeping them
                 log.info("sentence vectors not kept: %s", exc)
 

@@ -26,6 +26,10 @@ class Embedder(ABC):
     def count_tokens(self, text: str) -> int:
         return estimate_tokens(text)
 
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        """`count_tokens` of each text; tokenizers that batch do it in parallel."""
+        return [self.count_tokens(t) for t in texts]
+
 
 def default_model_path() -> Path:
     try:

@@ -78,16 +78,23 @@ class OnnxEmbedder(Embedder):
                 out[i] = vector.tolist()
         return out
 
-    def count_tokens(self, text: str) -> int:
-        """Word pieces of the whole text (the embedding tokenizer truncates at the window)."""
+    def _count(self):
         if self._counter is None:
             from tokenizers import Tokenizer
 
-            self._counter = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+            counter = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
             # The file carries truncation and padding settings of its own: a count needs neither.
-            self._counter.no_truncation()
-            self._counter.no_padding()
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        return self._counter
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces of the whole text (the embedding tokenizer truncates at the window)."""
+        return len(self._count().encode(text, add_special_tokens=False).ids)
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self._count().encode_batch(list(texts), add_special_tokens=False)]
 
 
 def export(folder: Path, source: Path | None = None) -> list[Path]:
