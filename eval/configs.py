@@ -51,14 +51,6 @@ CONFIGS: dict[str, Config] = {
             )
             for n in (200, 280, 400, 650)
         ],
-        *[
-            Config(
-                f"within{int(w * 100)}",
-                f"hybrid, only sentences within {w} of the best offered",
-                {"sentence_within": w},
-            )
-            for w in (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
-        ],  # fmt: skip
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),
         Config("qwen1.5b", "hybrid with the 1.5B model (the chat default)", {"model": "qwen1.5b"}),
         Config("smollm2", "hybrid with SmolLM2-135M (CI speed, weak answers)", {"model": "smollm2"}),

@@ -162,12 +162,6 @@ class Settings(BaseSettings):
         description="Token budget for the source passages in the prompt (estimated tokens, about 20 % "
         "above the model's count). Reading the prompt is most of the time to the first token.",
     )
-    sentence_within: float = Field(
-        0.0,
-        ge=0.0,
-        description="Beyond each source's best sentence, a sentence is offered only if it scores within "
-        "this much of the best sentence of all (0: off; the token budget alone decides).",
-    )
     source_within: float = Field(
         0.35,
         ge=0.0,

@@ -304,7 +304,6 @@ class Pipeline:
         named = rare_names(intent.names, self.store) if within else []
         return select_evidence(intent.words, query_vector, results, self.embedder,
                                budget_tokens=s.context_tokens, keep_within=s.source_within,
-                               sentence_within=s.sentence_within,
                                paper_within=within, named=named, vectors=self.sentence_vectors)  # fmt: skip
 
     def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:

@@ -79,16 +79,13 @@ def select_evidence(
     paper_within: float = 0.0,
     vectors: SentenceVectors | None = None,
     named: Sequence[str] = (),
-    sentence_within: float = 0.0,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent; `asked` are the
     question's content words. Every paper used
     gets at least its best sentence; papers far less relevant than the best are dropped: by their
     best sentence (`keep_within`) and, with `paper_within` (0: off), by their paper score
     (`paper_score`) against the first paper's; a paper holding one of the question's `named`
-    methods or datasets that the first paper lacks is kept by both. With `sentence_within` (0: off),
-    a sentence beyond its paper's best is offered only if it scores within that much of the best
-    sentence of all: prompt tokens are most of the time to the first token."""
+    methods or datasets that the first paper lacks is kept by both."""
     if isinstance(asked, str):
         raise TypeError("select_evidence takes the question's content words, not the question")
     qv = np.asarray(query_vector, dtype=np.float32)
@@ -130,10 +127,9 @@ def select_evidence(
         spent += estimate_tokens(ev.sentences[order[0]].text) + 12
         # Later papers pay a small rank penalty so the best paper gets more room.
         ranked += [(ev.sentences[j].score - 0.04 * k, k, j) for j in order[1:]]
-    floor = best - sentence_within if sentence_within else float("-inf")
-    for score, k, j in sorted(ranked, reverse=True):
+    for _, k, j in sorted(ranked, reverse=True):
         cost = estimate_tokens(kept[k].sentences[j].text)
-        if spent + cost > budget_tokens or score + 0.04 * k < floor:
+        if spent + cost > budget_tokens:
             continue
         kept[k].chosen.append(j)
         spent += cost
