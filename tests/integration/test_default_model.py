@@ -159,12 +159,13 @@ def test_a_paper_named_by_its_marker_alone_is_confirmed_and_quoted(pipeline):
 
 
 def test_a_short_question_about_an_acronym_passes_the_relevance_gate(pipeline):
-    # "MoE" embeds far from every passage (below the relevance threshold), but the sources name it:
-    # the gate lets it through and the real model answers from the two MoE papers.
+    # A short acronym question embeds far from most passages; with the floor set above its best
+    # passage's similarity, the sources naming "MoE" still let it through, and the real model
+    # answers from the two MoE papers.
     question = "Which papers use MoE?"
     relevance = max(r.relevance for r in pipeline.search(question, pipeline.settings.answer_k))
-    assert relevance < pipeline.settings.trust.min_relevance
-    answer = pipeline.ask(question)
+    trust = pipeline.trust.with_(min_relevance=relevance + 0.05)
+    answer = pipeline.ask(question, trust=trust)
     assert not answer.abstained, answer.abstain_reason
     assert {"e1wDDFmlVu", "eFGQ97z5Cd"} & {c.paper_id for c in answer.citations}, answer.text
 
