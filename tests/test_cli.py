@@ -163,3 +163,21 @@ def test_ask_in_markdown_for_notes(env):
     assert "**References**" not in out.stdout  # a refusal cites nothing
     bad = runner.invoke(app, ["ask", "anything", "--format", "pdf"])
     assert bad.exit_code == 1 and "--format is text or markdown" in bad.output
+
+
+def test_ingest_leaves_the_keyword_index_in_step_for_the_first_search(env, tmp_path):
+    from rag.index.embedding import embedder_from_settings
+    from rag.index.store import store_from_settings
+    from rag.settings import Settings
+
+    assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
+    settings = Settings()
+    store = store_from_settings(settings, embedder_from_settings(settings))
+    added = []
+    assert store.keyword_index(progress=lambda done, total: added.append(done)).size == store.count()
+    assert added == []  # nothing left for the first search to index
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    other = runner.invoke(app, ["ingest", str(empty), "-q"], env={"RAG_DATA_DIR": str(tmp_path / "d2")})
+    assert other.exit_code == 0, other.output  # nothing ingested: no keyword index asked for

@@ -149,3 +149,9 @@ def test_a_chunk_vector_is_its_sentences_and_its_title():
     title = np.array(emb.embed("Rivers"))
     titled = np.array(chunk_vectors(chunks, spans, matrix, title))
     assert (titled @ title > plain @ title).all() and TITLE_WEIGHT > 0
+
+
+def test_keyword_index_reports_its_progress(indexed):
+    seen = []
+    index = indexed.keyword_index(progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (index.size, index.size) == (indexed.count(), indexed.count())

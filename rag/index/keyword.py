@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS names(name TEXT, row INTEGER, PRIMARY KEY(name, row))
 """
 
 Fetch = Callable[[list[str]], Iterable[tuple[str, str, dict[str, Any]]]]
+Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
 
 
 def _filter_sql(filters: flt.Filters | None) -> tuple[str, list[str]]:
@@ -114,11 +115,19 @@ class KeywordIndex:
             return out
 
     # ---- keeping in step with Chroma ----------------------------------------------------
-    def sync(self, stamp: str, ids: Callable[[], Iterable[str]], fetch: Fetch, *, reset: str = "") -> None:
+    def sync(
+        self,
+        stamp: str,
+        ids: Callable[[], Iterable[str]],
+        fetch: Fetch,
+        *,
+        reset: str = "",
+        progress: Progress | None = None,
+    ) -> None:
         """Bring the index to the chunks `ids()` lists (fetching only the ones it lacks) and record
         `stamp`. A different `reset` (the collection's schema: its filter fields may have changed in
         place) clears the index first. Safe against other processes: one syncs, the others wait and
-        then find the stamp current."""
+        then find the stamp current. `progress(done, total)` follows the chunks added."""
         with self._lock:
             if self._meta("stamp") == stamp:
                 return
@@ -129,7 +138,7 @@ class KeywordIndex:
                     if self._meta("reset") != reset:
                         for table in ("docs", "fts", "names"):  # (executescript would commit)
                             con.execute(f"DELETE FROM {table}")
-                    added, removed = self._apply(ids, fetch)
+                    added, removed = self._apply(ids, fetch, progress)
                     for key, value in (("stamp", stamp), ("reset", reset), ("format", str(FORMAT))):
                         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
                     log.info("keyword index: %d chunks added, %d removed", added, removed)
@@ -138,7 +147,9 @@ class KeywordIndex:
                 con.execute("ROLLBACK")
                 raise
 
-    def _apply(self, ids: Callable[[], Iterable[str]], fetch: Fetch) -> tuple[int, int]:
+    def _apply(
+        self, ids: Callable[[], Iterable[str]], fetch: Fetch, progress: Progress | None
+    ) -> tuple[int, int]:
         con = self._con
         have = dict(con.execute("SELECT cid, rowid FROM docs"))
         wanted = set(ids())
@@ -152,6 +163,8 @@ class KeywordIndex:
         for start in range(0, len(new), PAGE):
             for cid, doc, meta in fetch(new[start : start + PAGE]):
                 self._add(cid, doc or "", meta)
+            if progress:
+                progress(min(start + PAGE, len(new)), len(new))
         return len(new), len(gone)
 
     def _add(self, cid: str, doc: str, meta: dict[str, Any]) -> None:

@@ -381,8 +381,9 @@ class Store:
             shutil.rmtree(self.keyword_dir, ignore_errors=True)
 
     # ---- keyword index ----------------------------------------------------------------
-    def keyword_index(self):
-        """The keyword index, first brought in step with Chroma when Chroma changed since."""
+    def keyword_index(self, progress=None):
+        """The keyword index, first brought in step with Chroma when Chroma changed since
+        (`progress(done, total)` follows the chunks it adds)."""
         from rag.index.keyword import KeywordIndex, collection_source
 
         col = self.collection
@@ -399,6 +400,7 @@ class Store:
                     stamp,
                     *collection_source(col, 20 * PAGE),
                     reset=str(meta.get("schema")),
+                    progress=progress,
                 )
                 self._keyword_stamp = stamp
             return self._keyword
