@@ -333,6 +333,33 @@ def _print_claim(result) -> None:
 
 
 @app.command()
+def similar(
+    paper_id: str = typer.Argument(..., help="A paper id, as `citewise search` shows it."),
+    k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="Papers to list."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Papers like this one: the nearest papers in the index, each with its sentence nearest it."""
+    from rag.answer.pipeline import Pipeline
+    from rag.index.store import StoreError
+    from rag.search.similar import similar as find_similar
+
+    _quiet_libraries()
+    pipeline = Pipeline(_settings())
+    try:
+        paper, found = find_similar(pipeline.store, pipeline.embedder, pipeline.sentence_vectors, paper_id, k)
+    except StoreError as exc:
+        _fail(str(exc))
+    if as_json:
+        payload = {"paper_id": paper.id, "title": paper.title, "similar": [s.to_json() for s in found]}
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"Papers like “{paper.title}” ({paper.id}):")
+    for rank, s in enumerate(found, 1):
+        typer.echo(f"{rank}. {s.paper.title}  ({s.paper.id}, similarity {s.similarity:.2f})")
+        typer.echo(f"   “{s.sentence}”")
+
+
+@app.command()
 def models(
     name: str = typer.Argument(
         None, help="qwen1.5b, qwen0.5b or smollm2 (default: RAG_MODEL), or embedder: the ONNX files."

@@ -181,3 +181,14 @@ def test_ingest_leaves_the_keyword_index_in_step_for_the_first_search(env, tmp_p
     empty.mkdir()
     other = runner.invoke(app, ["ingest", str(empty), "-q"], env={"RAG_DATA_DIR": str(tmp_path / "d2")})
     assert other.exit_code == 0, other.output  # nothing ingested: no keyword index asked for
+
+
+def test_similar_lists_the_other_papers_and_refuses_an_unknown_id_in_one_line(env):
+    assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
+    out = runner.invoke(app, ["similar", "A1", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["paper_id"] == "A1" and [s["paper_id"] for s in data["similar"]] == ["B2"]
+    assert data["similar"][0]["sentence"] == "We compress language model weights below one bit."
+    bad = runner.invoke(app, ["similar", "nope"])
+    assert bad.exit_code == 1 and "No paper with id 'nope'" in bad.output and "Traceback" not in bad.output
