@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from bench.cold import bench_cold_start
-from bench.scale import bench_scale, embedding_texts
+from bench.scale import bench_scale
 from eval.metrics import percentiles
 from rag.answer.pipeline import AnswerEvent, Pipeline, SourcesEvent
 from rag.answer.prompts import build_messages
@@ -21,6 +21,7 @@ from rag.index.readers import read_paths
 from rag.index.sentence_vectors import sentence_vectors_from_settings
 from rag.index.store import store_from_settings
 from rag.settings import Settings
+from rag.text import sentence_spans
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [
@@ -48,12 +49,14 @@ def bench_ingest(data: Path) -> list[str]:
     )
     again = ingest([ROOT / "seeds"], store, embedder, chunk_tokens=settings.chunk_tokens, sentences=sentences)
     papers, _ = dedupe(read_paths([ROOT / "seeds"]).papers)
-    texts = embedding_texts(papers, settings.chunk_tokens, embedder)
+    # What ingest embeds: every abstract's sentences and every title, once.
+    texts = [p.title for p in papers if p.title] + [
+        p.abstract[s:e] for p in papers for s, e in sentence_spans(p.abstract)
+    ]
     t0 = time.perf_counter()
     embedder.embed_batch(texts)
     raw = time.perf_counter() - t0
     pipeline_rate = summary.chunks_embedded / summary.seconds
-    raw_rate = len(texts) / raw
     return [
         f"## Ingest (seeds: 3 files, 57 abstracts, 53 unique; embedder {embedder.model_id})",
         "",
@@ -62,8 +65,8 @@ def bench_ingest(data: Path) -> list[str]:
         f"| full ingest (read, dedupe, chunk, embed, store) | {summary.seconds:.1f} s for "
         f"{summary.chunks_embedded} chunks = {pipeline_rate:.1f} chunks/s |",
         f"| of which embedding | {summary.embed_seconds:.1f} s |",
-        f"| raw `embed_batch` of the same {len(texts)} texts | {raw:.1f} s = {raw_rate:.1f} chunks/s |",
-        f"| pipeline / raw throughput | {pipeline_rate / raw_rate:.2f} |",
+        f"| raw `embed_batch` of the {len(texts)} sentences and titles ingest embeds | {raw:.1f} s |",
+        f"| pipeline / raw time | {summary.seconds / raw:.2f} |",
         f"| re-ingest, nothing changed | {again.seconds:.2f} s, {again.chunks_embedded} chunks embedded |",
         "",
     ]

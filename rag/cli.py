@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from rag.clikit import fail as _fail
+from rag.clikit import keyword_index_with_bar
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
 from rag.text import plain
@@ -68,7 +69,7 @@ def ingest(
                 progress=progress,
                 sentences=sentence_vectors_from_settings(settings, embedder),
             )
-            _keyword_index(store, quiet)
+            keyword_index_with_bar(store, quiet)
     except (StoreError, RuntimeError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
@@ -77,28 +78,6 @@ def ingest(
         typer.secho(f"skipped {err}", fg=typer.colors.YELLOW, err=True)
     for line in summary.lines():
         typer.echo(line)
-
-
-def _keyword_index(store, quiet: bool) -> None:
-    """Bring the keyword index in step now, with a bar, so the first search does not pay for it
-    (about 12 s for the whole conference) without a word."""
-    from tqdm import tqdm
-
-    bar = None
-
-    def tick(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, desc="keyword index", unit="chunk", disable=quiet)
-        bar.update(done - bar.n)
-
-    if not store.exists():  # nothing was ingested: there is nothing to index
-        return
-    try:
-        store.keyword_index(progress=tick)
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 @app.command()

@@ -48,3 +48,25 @@ def quiet_libraries() -> None:
 
         hf_logging.disable_progress_bar()
         hf_logging.set_verbosity_error()
+
+
+def keyword_index_with_bar(store, quiet: bool) -> None:
+    """Bring the keyword index in step now, with a bar, so the first search does not pay for it
+    (about 12 s for the whole conference) without a word."""
+    from tqdm import tqdm
+
+    bar = None
+
+    def tick(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc="keyword index", unit="chunk", disable=quiet)
+        bar.update(done - bar.n)
+
+    if not store.exists():  # nothing was ingested: there is nothing to index
+        return
+    try:
+        store.keyword_index(progress=tick)
+    finally:
+        if bar is not None:
+            bar.close()
