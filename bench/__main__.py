@@ -16,6 +16,7 @@ from eval.metrics import percentiles
 from rag.answer.pipeline import AnswerEvent, Pipeline, SourcesEvent
 from rag.answer.prompts import build_messages
 from rag.index.embedding import embedder_from_settings
+from rag.index.embedding.choice import cpu_model
 from rag.index.ingest import dedupe, ingest
 from rag.index.readers import read_paths
 from rag.index.sentence_vectors import sentence_vectors_from_settings
@@ -240,7 +241,7 @@ def main() -> None:
     head = [
         "# Benchmarks",
         "",
-        f"On {platform.machine()}, 2 cores, Python {platform.python_version()}, CPU only. Each section "
+        f"On {cpu_model()} ({platform.machine()}), 2 cores, Python {platform.python_version()}, CPU only. Each section "
         "says when and with which command it was measured (`python -m bench --only SECTION` measures "
         "one again and keeps the rest). One run per section; medians and ratios are within that run.",
         "",

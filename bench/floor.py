@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.scale import disk_mb
 from rag.index.chunking import chunk_text
 from rag.index.embedding import embedder_from_settings
 from rag.index.embedding.choice import cpu_model
@@ -60,10 +61,6 @@ def floor_rates(papers, embedder, sample: int = SAMPLE) -> dict[str, float]:
     return rates
 
 
-def _du_mb(folder: Path) -> float:
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
-
-
 def bench_floor(corpus: Path, settings: Settings) -> list[str]:
     papers, _ = dedupe(read_paths([corpus]).papers)
     embedder = embedder_from_settings(settings)
@@ -75,7 +72,7 @@ def bench_floor(corpus: Path, settings: Settings) -> list[str]:
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "rag.cli", "ingest", str(corpus), "-q"], env=env, check=True)
         wall = time.perf_counter() - t0
-        disk = _du_mb(Path(data))
+        disk = disk_mb(Path(data))
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return [
         f"## Ingest of a whole corpus against the embedder's floor ({corpus.name}, {len(papers):,} papers)",
@@ -94,6 +91,6 @@ def bench_floor(corpus: Path, settings: Settings) -> list[str]:
         f"| `citewise ingest` from an empty folder | {wall / 60:.1f} min |",
         f"| ingest / floor | {wall / floor:.2f} |",
         f"| peak RSS of ingest | {rss:,.0f} MB |",
-        f"| data folder after ingest | {disk:,.0f} MB |",
+        f"| data folder after ingest | {disk:,.0f} MiB |",
         "",
     ]

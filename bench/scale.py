@@ -51,6 +51,11 @@ def corpus_texts(n: int) -> list[str]:
     return [p["abstract"] for p in generate(n, seed=1)[0]]
 
 
+def disk_mb(folder: Path) -> float:
+    """MiB of the files under `folder`."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -141,7 +146,7 @@ def measure(n: int, work: Path) -> dict:
         "search_p95_ms": percentiles(times)["p95"] * 1000,
         "hit@5": hits / len(planted),
         "queries": len(planted),
-        "disk_mb": sum(f.stat().st_size for f in (work / "data").rglob("*") if f.is_file()) / 2**20,
+        "disk_mb": disk_mb(work / "data"),
     }
     if n == SERVER_AT:
         result |= _server_search(settings, embedder, planted)

@@ -352,14 +352,13 @@ def models(
     settings = _settings()
     if name == "embedder":
         from rag.index.embedding import onnx_dir
-        from rag.index.embedding.choice import CHOICE, measure
+        from rag.index.embedding.choice import keep
         from rag.index.embedding.onnx import export
 
         _quiet_libraries()
         for path in export(onnx_dir(settings)):
             typer.echo(f"embedder: {path}")
-        record = measure(onnx_dir(settings), settings.threads)
-        (onnx_dir(settings) / CHOICE).write_text(json.dumps(record, indent=1))
+        record = keep(onnx_dir(settings), settings.threads)
         rates = ", ".join(
             f"{name} {rate:.0f} texts/s in batches of {record['batch_size'][name]}"
             for name, rate in record["texts_per_s"].items()

@@ -192,7 +192,8 @@ def ingest(
 @dataclass
 class _Writer:
     """Embeds a batch of papers once and stores it: each abstract's sentences (kept for ranking and
-    evidence) and each title, in one pass sorted by length; chunk vectors are derived from them."""
+    evidence), then each title, each call sorted by length inside the embedder; chunk vectors are
+    derived from them."""
 
     store: Store
     col: object
@@ -207,7 +208,8 @@ class _Writer:
     def write(self, papers: list[Paper]) -> None:
         if not papers:
             return
-        count = self._counter(papers)
+        spans = [sentence_spans(p.abstract) for p in papers]
+        count = self._counter(papers, spans)
         t0 = time.perf_counter()
         before = self.sentences.embedded
         matrices = self.sentences.vectors(papers, self.embedder.embed_batch)
@@ -216,23 +218,23 @@ class _Writer:
         self.summary.embed_seconds += time.perf_counter() - t0
         self.summary.sentence_papers += self.sentences.embedded - before
         entries = []
-        for paper, matrix in zip(papers, matrices):
+        for paper, matrix, paper_spans in zip(papers, matrices, spans):
             reserve = count(paper.title) + 3 if paper.title else 0
             chunks = chunk_text(
                 paper.id, paper.abstract, max_tokens=self.chunk_tokens,
                 overlap_sentences=self.overlap, count_tokens=count, reserved_tokens=reserve,
             )  # fmt: skip
             title = next(titles) if paper.title else None
-            vectors = chunk_vectors(chunks, sentence_spans(paper.abstract), matrix, title)
+            vectors = chunk_vectors(chunks, paper_spans, matrix, title)
             docs = [embedding_text(paper.title, c) for c in chunks]
             entries.append((paper, self.digests[paper.id], chunks, vectors, docs))
             self.summary.chunks_embedded += len(chunks)
         self.store.add(self.col, entries, self.replacing)
 
-    def _counter(self, papers: list[Paper]):
+    def _counter(self, papers: list[Paper], spans: list[list[tuple[int, int]]]):
         """Chunking counts every sentence's word pieces: counted here for the whole batch at once
         (in parallel where the tokenizer can), one at a time only for pieces of long sentences."""
-        texts = [p.abstract[s:e] for p in papers for s, e in sentence_spans(p.abstract)]
+        texts = [p.abstract[s:e] for p, ss in zip(papers, spans) for s, e in ss]
         texts += [p.title for p in papers if p.title]
         known = dict(zip(texts, self.embedder.count_tokens_many(texts)))
 

@@ -72,18 +72,23 @@ def measure(folder: Path, threads: int, rounds: int = 3) -> dict:
     }
 
 
-def chosen(folder: Path, threads: int) -> dict:
-    """The kept record (see `measure`), measured first when there is none (seconds)."""
-    path = folder / CHOICE
+def keep(folder: Path, threads: int) -> dict:
+    """Measure (see `measure`) and keep the record beside the ONNX files; a read-only folder only
+    loses the keeping (measured again next time)."""
+    record = measure(folder, threads)
     try:
-        record = json.loads(path.read_text())
+        (folder / CHOICE).write_text(json.dumps(record, indent=1))
+    except OSError:
+        pass
+    return record
+
+
+def chosen(folder: Path, threads: int) -> dict:
+    """The kept record, measured and kept first when there is none (seconds)."""
+    try:
+        record = json.loads((folder / CHOICE).read_text())
         if record["backend"] in record["batch_size"]:
             return record
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    record = measure(folder, threads)
-    try:
-        path.write_text(json.dumps(record, indent=1))
-    except OSError:  # a read-only models folder: measured again next time
-        pass
-    return record
+    return keep(folder, threads)
