@@ -48,6 +48,8 @@ def ingest(
     from rag.index.ingest import ingest_lock
     from rag.index.sentence_vectors import sentence_vectors_from_settings
     from rag.index.store import StoreError, store_from_settings
+    from rag.map.build import map_folder
+    from rag.map.cli import build_with_bar
 
     _quiet_libraries()
     settings = _settings()
@@ -70,6 +72,8 @@ def ingest(
                 sentences=sentence_vectors_from_settings(settings, embedder),
             )
             keyword_index_with_bar(store, quiet)
+            if settings.map.after_ingest:  # lays out again only when the papers changed
+                build_with_bar(map_folder(settings, store), store, quiet)
     except (StoreError, RuntimeError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

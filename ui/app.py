@@ -22,6 +22,8 @@ from rag.answer.pipeline import (
 from rag.index.store import StoreError
 from rag.llm import LLMError
 from rag.settings import Settings
+from ui.map_tab import EMPTY as EMPTY_MAP
+from ui.map_tab import map_view, served_folders
 from ui.render import render_answer, render_list, render_sources_pending, render_streaming
 
 log = logging.getLogger(__name__)
@@ -256,42 +258,49 @@ def create_app(pipeline: Pipeline):
     # fill_height: the conversation takes the window's height, not a fixed box in the middle.
     with gr.Blocks(title="citewise", fill_height=True) as demo:
         status_md = gr.Markdown(header(pipeline), elem_id="cw-status")
-        turns = gr.State([])
-        with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
-            with gr.Row():
-                venue = gr.Dropdown(values["venue"], multiselect=True, label="Venue", elem_id="cw-venue")
-                year = gr.Dropdown(values["year"], multiselect=True, label="Year", elem_id="cw-year")
-                status = gr.Dropdown(
-                    values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
-                )
-                area = gr.Dropdown(values["area"], multiselect=True, label="Primary area", elem_id="cw-area")
-            k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
-            with gr.Row():
-                llm_choice = gr.Dropdown(
-                    # Ollama is asked on page load (below), not while the app is built.
-                    llm_choices(s, probe_ollama=False),
-                    value="auto",
-                    label="LLM backend / model",
-                    scale=4,
-                    elem_id="cw-model",
-                )
-                refresh = gr.Button("List models again", scale=1, size="sm")
-            temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
-        gr.ChatInterface(
-            chat_fn,
-            chatbot=gr.Chatbot(label="citewise", elem_id="cw-chat", scale=1),
-            additional_inputs=[k, llm_choice, temperature, turns, venue, year, status, area],
-            additional_outputs=[turns],
-            # Only the question: the example buttons then sit in the empty chat, not in a table
-            # of settings values.
-            examples=[[e, None, None, None, None, None, None, None, None] for e in EXAMPLES],
-            run_examples_on_click=True,
-            cache_examples=False,
-            api_name="chat",
-            fill_height=True,
-            # One local model: queue questions (Gradio shows each user its queue position).
-            concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
-        )
+        with gr.Tab("Chat", elem_id="cw-tab-chat"):
+            turns = gr.State([])
+            with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
+                with gr.Row():
+                    venue = gr.Dropdown(values["venue"], multiselect=True, label="Venue", elem_id="cw-venue")
+                    year = gr.Dropdown(values["year"], multiselect=True, label="Year", elem_id="cw-year")
+                    status = gr.Dropdown(
+                        values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
+                    )
+                    area = gr.Dropdown(
+                        values["area"], multiselect=True, label="Primary area", elem_id="cw-area"
+                    )
+                k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
+                with gr.Row():
+                    llm_choice = gr.Dropdown(
+                        # Ollama is asked on page load (below), not while the app is built.
+                        llm_choices(s, probe_ollama=False),
+                        value="auto",
+                        label="LLM backend / model",
+                        scale=4,
+                        elem_id="cw-model",
+                    )
+                    refresh = gr.Button("List models again", scale=1, size="sm")
+                temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
+            gr.ChatInterface(
+                chat_fn,
+                chatbot=gr.Chatbot(label="citewise", elem_id="cw-chat", scale=1),
+                additional_inputs=[k, llm_choice, temperature, turns, venue, year, status, area],
+                additional_outputs=[turns],
+                # Only the question: the example buttons then sit in the empty chat, not in a table
+                # of settings values.
+                examples=[[e, None, None, None, None, None, None, None, None] for e in EXAMPLES],
+                run_examples_on_click=True,
+                cache_examples=False,
+                api_name="chat",
+                fill_height=True,
+                # One local model: queue questions (Gradio shows each user its queue position).
+                concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
+            )
+        with gr.Tab("Map", elem_id="cw-tab-map") as map_tab:
+            map_html = gr.HTML(EMPTY_MAP, elem_id="cw-map")
+        # Laid out on first opening if the index changed since (ingest usually did it already).
+        map_tab.select(lambda: map_view(pipeline), None, map_html, api_name=False)
         filters = [venue, year, status, area]
         for box in filters:
             box.change(lambda v, y, st, a: header(pipeline, v, y, st, a), filters, status_md,
@@ -318,6 +327,7 @@ def main(settings: Settings | None = None, *, block: bool = True):
         js=JS,
         prevent_thread_lock=not block,
         footer_links=["api"],
+        allowed_paths=served_folders(pipeline),  # the Map tab's page
         quiet=not block,
     )
     return demo

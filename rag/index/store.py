@@ -114,6 +114,7 @@ class Store:
         self._handle = None
         self._handle_at = 0.0
         self._checked_generation: str | None = None
+        self._before_write, self._wrote = "", False  # the generation an ingest started from; did it write
 
     # ---- collections ------------------------------------------------------------------
     def _get(self, name: str | None = None, create: bool = False):
@@ -171,6 +172,11 @@ class Store:
             )
         if cached:
             self._checked_generation = meta.get("generation")
+
+    def generation(self) -> str:
+        """The stamp of the last write ("dirty-..." while one is under way); "" with no index."""
+        col = self._get()  # fresh, not the cached handle: another process may have written
+        return str((col.metadata or {}).get("generation", "")) if col is not None else ""
 
     def count(self) -> int:
         col = self._current()
@@ -276,6 +282,8 @@ class Store:
         self._invalidate()
         col = self._get(name, create=True)
         self.check_fingerprint(col)
+        self._before_write = str((col.metadata or {}).get("generation", ""))
+        self._wrote = False
         self._stamp(col, "dirty-" + uuid.uuid4().hex)
         if (col.metadata or {}).get("schema") != SCHEMA_VERSION:
             self._migrate(col)
@@ -284,6 +292,7 @@ class Store:
     def _migrate(self, col) -> None:
         """Add the filter fields to every chunk of an index written before they existed, from
         the paper record on each paper's first chunk; vectors and documents stay as they are."""
+        self._wrote = True
         chunks = [(cid, meta) for cid, meta, _ in self.iter_chunks(col, include_documents=False)]
         records = {m["paper_id"]: paper_from_meta(m) for _, m in chunks if "paper" in m}
         ids = [cid for cid, _ in chunks]
@@ -321,7 +330,10 @@ class Store:
         return self.keyword_index().values(flt.KEYS)
 
     def close_write(self, col) -> None:
-        self._stamp(col, uuid.uuid4().hex)
+        # An ingest that changed nothing keeps the generation, so what is derived from the
+        # index (the keyword index, the map) stays current.
+        unchanged = not self._wrote and self._before_write and not self._before_write.startswith("dirty")
+        self._stamp(col, self._before_write if unchanged else uuid.uuid4().hex)
         self._invalidate()
 
     def _stamp(self, col, generation: str) -> None:
@@ -333,6 +345,7 @@ class Store:
     ) -> None:
         """Add a batch of papers' chunks in one write, then delete the chunks of older versions
         of the papers in `replacing` (add first: a crash in between leaves both, never neither)."""
+        self._wrote = True
         ids, vectors, docs, metas = [], [], [], []
         for paper, paper_hash, chunks, vecs, texts in entries:
             ids += [chunk_id(paper.id, paper_hash, c.position) for c in chunks]
@@ -351,6 +364,7 @@ class Store:
                         col.delete(ids=stale)
 
     def update_sources(self, col, paper_id: str, sources: list[str]) -> None:
+        self._wrote = True
         got = col.get(where={"paper_id": paper_id}, include=["metadatas"])
         metas = [{**m, "sources": json.dumps(sources)} for m in got["metadatas"]]
         for m in metas:
@@ -363,6 +377,7 @@ class Store:
                 col.update(ids=got["ids"], metadatas=metas)
 
     def delete_paper(self, col, paper_id: str) -> None:
+        self._wrote = True
         with uninterrupted():
             col.delete(where={"paper_id": paper_id})
 

@@ -192,3 +192,49 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         after = page.evaluate("window.cwSeen")
         assert after.get("draft") is None or after["list"] <= after["draft"], after
         browser.close()
+
+
+def test_the_map_tab_works_with_the_network_blocked(server):
+    """The Map tab loads with every request off this machine refused; it shows points and topic
+    names, and hovering a point shows that paper's title."""
+    from playwright.sync_api import sync_playwright
+
+    refused: list[str] = []
+
+    def local_only(route):
+        url = route.request.url
+        if url.startswith(server.rstrip("/")) or url.startswith(("data:", "blob:")):
+            return route.continue_()
+        refused.append(url)
+        return route.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-status", timeout=180_000)
+        context.route("**/*", local_only)  # from here on, nothing but the local server answers
+        page.get_by_role("tab", name="Map").click()
+        page.wait_for_selector("#cw-map-frame", timeout=300_000)  # laid out on first opening
+        frame = page.frame_locator("#cw-map-frame")
+        frame.locator("#cw-map-legend .cw-map-topic").first.wait_for(timeout=120_000)
+        inner = next(f for f in page.frames if "map.html" in f.url)
+        state = inner.evaluate("() => ({shown: cwMap.shown, labels: cwMap.labels, n: cwMap.papers.length})")
+        assert state["shown"] == state["n"] > 0 and state["labels"] >= 1, state
+        legend = frame.locator("#cw-map-legend").inner_text()
+        topic_words = inner.evaluate("() => cwMap.topics[0].words")
+        assert topic_words and topic_words[0] in legend
+        # Hover the point drawn for paper 0: the tip names it.
+        x, y = inner.evaluate("() => cwMap.screen(0)")
+        canvas = frame.locator("#cw-map-canvas").bounding_box()
+        page.mouse.move(canvas["x"] + x, canvas["y"] + y)
+        title = inner.evaluate("() => cwMap.papers[0].title")
+        tip = frame.locator("#cw-map-tip")
+        tip.wait_for(state="visible", timeout=30_000)
+        assert title[:40] in tip.inner_text().replace("\n", " ")
+        # A status unticked hides its papers (the seeds have one status, so all of them).
+        frame.locator("#cw-map-statuses input").first.uncheck()
+        assert inner.evaluate("() => cwMap.shown") < state["n"]
+        assert not refused, refused
+        browser.close()

@@ -1,0 +1,99 @@
+"""The conference map as typed records, kept as one JSON file beside the index."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAP_VERSION = 1  # bump when layout, clustering or naming change: older maps are built again
+
+
+@dataclass(frozen=True)
+class MapPaper:
+    id: str
+    title: str
+    url: str
+    area: str
+    status: str
+    x: float  # layout position, both axes in [0, 1]
+    y: float
+    topic: int
+    theme: int
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A topic (broad, `parent` None) or a theme (fine, inside topic `parent`)."""
+
+    id: int
+    words: list[str]  # its most distinctive words, best first (c-TF-IDF)
+    size: int
+    x: float  # where its name sits on the map: the median of its papers
+    y: float
+    parent: int | None = None
+
+    @property
+    def name(self) -> str:
+        return " · ".join(self.words) or f"cluster {self.id + 1}"
+
+
+@dataclass
+class ConferenceMap:
+    signature: str  # the index generation it was made from (see build.signature)
+    papers: list[MapPaper]
+    topics: list[Cluster]
+    themes: list[Cluster]
+    seconds: float = 0.0  # how long building it took
+    info: dict[str, Any] = field(default_factory=dict)  # method and sizes, for the docs
+
+    def paper(self, paper_id: str) -> MapPaper | None:
+        return self._by_id().get(paper_id)
+
+    def _by_id(self) -> dict[str, MapPaper]:
+        if not hasattr(self, "_index"):
+            self._index = {p.id: p for p in self.papers}
+        return self._index
+
+    def theme_name(self, theme: int) -> str:
+        """ "topic › theme", the theme's words after its topic's."""
+        t = self.themes[theme]
+        parent = self.topics[t.parent].name if t.parent is not None else ""
+        return f"{parent} › {t.name}" if parent else t.name
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "version": MAP_VERSION,
+            "signature": self.signature,
+            "seconds": self.seconds,
+            "info": self.info,
+            "topics": [asdict(c) for c in self.topics],
+            "themes": [asdict(c) for c in self.themes],
+            # Papers as rows of a table: a third the size of a list of objects.
+            "paper_fields": list(MapPaper.__dataclass_fields__),
+            "papers": [list(asdict(p).values()) for p in self.papers],
+        }
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)  # a reader never sees half a map
+
+    @classmethod
+    def load(cls, path: Path) -> ConferenceMap | None:
+        """The map at `path`, or None when there is none, it is unreadable or of another version."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != MAP_VERSION:
+                return None
+            names = data["paper_fields"]
+            return cls(
+                signature=data["signature"],
+                papers=[MapPaper(**dict(zip(names, row))) for row in data["papers"]],
+                topics=[Cluster(**c) for c in data["topics"]],
+                themes=[Cluster(**c) for c in data["themes"]],
+                seconds=float(data.get("seconds", 0.0)),
+                info=data.get("info", {}),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
