@@ -192,3 +192,18 @@ def test_similar_lists_the_other_papers_and_refuses_an_unknown_id_in_one_line(en
     assert data["similar"][0]["sentence"] == "We compress language model weights below one bit."
     bad = runner.invoke(app, ["similar", "nope"])
     assert bad.exit_code == 1 and "No paper with id 'nope'" in bad.output and "Traceback" not in bad.output
+
+
+def test_map_after_ingest_writes_a_picture_and_an_offline_page(env, tmp_path):
+    empty = runner.invoke(app, ["map", "-q"])
+    assert empty.exit_code == 1 and "citewise ingest" in empty.output and "Traceback" not in empty.output
+    assert runner.invoke(app, ["ingest", str(env), "-q"]).exit_code == 0
+    kept = tmp_path / "data" / "map" / "citewise" / "map.json"
+    assert kept.exists()  # laid out by the ingest
+    stamp = kept.stat().st_mtime_ns
+    out = runner.invoke(app, ["map", "-q", "--out", str(tmp_path / "out")])
+    assert out.exit_code == 0, out.output
+    assert kept.stat().st_mtime_ns == stamp  # current: not laid out again
+    assert "2 papers" in out.output and "works offline" in out.output
+    png, page = tmp_path / "out" / "map.png", tmp_path / "out" / "map.html"
+    assert png.read_bytes()[:4] == b"\x89PNG" and "Bird sounds" in page.read_text()

@@ -116,7 +116,9 @@ def _pick(row, vocab: np.ndarray, terms: int, said: Sequence[str] = ()) -> list[
     (and the reverse)."""
     taken = {_stem(w) for term in said for w in term.split()}
     chosen: list[str] = []
-    for j in np.argsort(-row.data)[: terms * 10]:
+    # On a tie a phrase goes first: "graph rewiring" says more than "graph" and "rewiring".
+    phrases = np.array([str(vocab[i]).count(" ") for i in row.indices])
+    for j in np.lexsort((-phrases, -np.round(row.data, 9)))[: terms * 10]:
         if row.data[j] <= 0:
             break
         term = str(vocab[row.indices[j]])
