@@ -162,12 +162,14 @@ class Settings(BaseSettings):
         le=200,
         description="Papers of the fused ranking ordered again by their three best sentences (0: off).",
     )
-    source_rules: list[Literal["on_subject", "pin_follow_ups"]] = Field(
-        ["on_subject", "pin_follow_ups"],
+    source_rules: list[Literal["on_subject", "pin_follow_ups", "survey_themes"]] = Field(
+        ["on_subject", "pin_follow_ups", "survey_themes"],
         description="How the retrieved papers are narrowed before they become sources; a JSON list. "
         "on_subject: only papers that mention the question's rare names, when any does. pin_follow_ups: "
         'a follow-up that points back ("which models did they test?") reads only the paper the last answer '
-        "cited, unless it asks about other papers or names something that paper lacks.",
+        "cited, unless it asks about other papers or names something that paper lacks. survey_themes: "
+        "a survey's sources are the best-ranked paper of each of its list's themes (rag/map/themes.py), "
+        "so its synthesis reads the themes, not the top of one.",
     )
 
     # --- answering ------------------------------------------------------------------------

@@ -186,6 +186,7 @@ class Answer:
     intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
     listing: str = ""  # the sentence before that list (its count and the filters applied)
+    themes: list[Any] = field(default_factory=list)  # rag.map.themes.Theme: the list grouped by theme
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -214,6 +215,7 @@ class Answer:
             "trace": [asdict(t) for t in self.trace],
             "listing": self.listing,
             "papers": [h.to_json() for h in self.papers],
+            "themes": [t.to_json() for t in self.themes],
         }
 
 

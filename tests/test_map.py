@@ -24,7 +24,10 @@ def test_a_kept_map_is_current_until_an_ingest_changes_the_papers(store, embedde
     ingest([corpus], store, embedder, chunk_tokens=60)  # nothing changed: the map stays current
     assert current_map(folder, store) is not None
 
-    write_jsonl(corpus / "papers_b.jsonl", [{"id": "p-new", "title": "Graph Rewiring", "abstract": "We rewire graphs."}])
+    write_jsonl(
+        corpus / "papers_b.jsonl",
+        [{"id": "p-new", "title": "Graph Rewiring", "abstract": "We rewire graphs."}],
+    )
     ingest([corpus], store, embedder, chunk_tokens=60)
     assert current_map(folder, store) is None  # stale: made before the new paper
     again = ensure_map(folder, store)
@@ -88,7 +91,9 @@ def test_names_are_each_clusters_own_words_not_the_words_all_share():
 
 
 def test_web_addresses_do_not_name_a_cluster():
-    texts = [f"Code at https://github.com/x/y{i}. Graph rewiring." for i in range(6)] + ["Robot grasping."] * 6
+    texts = [f"Code at https://github.com/x/y{i}. Graph rewiring." for i in range(6)] + [
+        "Robot grasping."
+    ] * 6
     marks, vocab = tp.term_marks(texts)
     names = tp.ctfidf_names(marks, vocab, np.repeat([0, 1], 6).astype(np.int32))
     assert not any("github" in term or "https" in term for term in names[0])

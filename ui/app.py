@@ -44,6 +44,8 @@ CSS = """
                     border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
 .cw-export pre { display: none !important; }  /* the text the export buttons carry */
 .cw-list { font-size: 0.85em; border-collapse: collapse; }
+.cw-theme { margin: 0.3em 0 0.6em; font-size: 0.92em; }
+.cw-theme ul { margin: 0.2em 0 0 1.2em; padding: 0; }
 .cw-list td, .cw-list th { padding: 0.2em 0.5em; vertical-align: top; border-bottom: 1px solid #eee; }
 """
 # Gradio's HTML sanitizer keeps classes but drops data attributes and inline handlers: each export
@@ -165,7 +167,7 @@ def respond(
                 query, results = event.query, event.results
                 yield _reply(render_sources_pending(results), query, question), turns
             elif isinstance(event, SurveyEvent):
-                listed = render_list(event.sentence, event.hits)
+                listed = render_list(event.sentence, event.hits, event.themes)
                 yield _reply(listed + render_sources_pending(results), query, question), turns
             elif isinstance(event, PreviewEvent):
                 previews = {ev.paper.id: sentence for ev, sentence in event.best()}

@@ -138,9 +138,34 @@ def papers_csv(hits) -> str:
     return out.getvalue()
 
 
-def render_list(sentence: str, hits) -> str:
-    """Every paper that fits a survey question, as a compact table (title linked to its page,
-    status, area, the sentence that shows it fits), exportable as CSV and BibTeX."""
+THEME_SHOWS = 4  # papers shown under each theme; the table below has them all
+
+
+def render_themes(themes) -> str:
+    """The list's themes (rag/map/themes.py): each theme's name, its count and its first papers,
+    each with the sentence that shows it fits."""
+    if not themes:
+        return ""
+    blocks = []
+    for t in themes:
+        items = "".join(
+            f"<li>{_link(h.paper.url, html.escape(h.paper.display_title))} — “{html.escape(h.sentence)}”</li>"
+            for h in t.hits[:THEME_SHOWS]
+        )
+        more = (
+            f"<li><i>and {len(t.hits) - THEME_SHOWS} more in the table</i></li>"
+            if len(t.hits) > THEME_SHOWS
+            else ""
+        )
+        blocks.append(f'<div class="cw-theme"><b>{html.escape(t.name)}</b> · {len(t.hits)} '
+                      f"paper{'' if len(t.hits) == 1 else 's'}<ul>{items}{more}</ul></div>")  # fmt: skip
+    return f'<div class="cw-themes">{"".join(blocks)}</div>\n\n'
+
+
+def render_list(sentence: str, hits, themes=()) -> str:
+    """Every paper that fits a survey question: grouped by theme first (when the map has them),
+    then as a compact table (title linked to its page, status, area, the sentence that shows it
+    fits), exportable as CSV and BibTeX."""
     if not sentence:
         return ""
     rows = "".join(
@@ -163,7 +188,7 @@ def render_list(sentence: str, hits) -> str:
         if hits
         else ""
     )
-    return f"**{esc(sentence)}**\n\n{table}{export}\n\n---\n"
+    return f"**{esc(sentence)}**\n\n{render_themes(themes)}{table}{export}\n\n---\n"
 
 
 def render_trace(answer: Answer) -> str:
@@ -198,14 +223,14 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         return body + "\n\n---\n" + render_closest(answer.retrieved)
     if answer.abstained:
         return (
-            render_list(answer.listing, answer.papers)
+            render_list(answer.listing, answer.papers, answer.themes)
             + f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
             + render_not_found(answer)
             + render_trace(answer)
             + "\n---\n"
             + render_closest(answer.retrieved)
         )
-    listed = render_list(answer.listing, answer.papers)
+    listed = render_list(answer.listing, answer.papers, answer.themes)
     body = listed + render_text(
         answer.sentences,
         answer.citations,

@@ -3,8 +3,9 @@ something), the evidence preview, the draft's tokens, and the checked answer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from rag.map.themes import Theme
 from rag.search.evidence import Evidence
 from rag.search.survey import SurveyHit
 from rag.types import Answer, SearchResult
@@ -34,6 +35,7 @@ class SurveyEvent:
 
     sentence: str
     hits: list[SurveyHit]
+    themes: list[Theme] = field(default_factory=list)  # the list grouped by the map's themes
 
 
 @dataclass

@@ -26,10 +26,12 @@ from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
 from rag.llm import LLM, LLMError, Message, llm_from_settings
+from rag.map.build import KeptMap, map_folder, vectors_of
+from rag.map.themes import Theme, group_by_theme, spread
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
-from rag.search.survey import Survey
+from rag.search.survey import Survey, SurveyHit
 from rag.settings import Settings
 from rag.text import content_words, strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
@@ -155,19 +157,22 @@ class Pipeline:
         intent = qs.parse(question, history)
         within = self.store.resolve(combine(filters, intent.filters))  # the question's own ones too
         hits = self.survey.find(intent, within) if intent.asks_for_papers else []
-        qvec, results = self.find(intent, k=k, filters=within, listed={h.paper.id for h in hits})
+        themes = self.themes(hits)
+        qvec, results = self.find(
+            intent, k=k, filters=within, listed={h.paper.id for h in hits}, themes=themes
+        )
         query = intent.query
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
         listing = listing_sentence(intent, hits, within) if intent.topic and intent.asks_for_papers else ""
         if listing:
-            yield SurveyEvent(listing, hits)
+            yield SurveyEvent(listing, hits, themes)
 
         def finish(**fields) -> AnswerEvent:
             timings.total = time.perf_counter() - started
             if hits and fields.get("abstained"):  # the list answers; no synthesis was backed
                 fields |= {"abstained": False, "text": ""}
-            base = dict(papers=hits, listing=listing, question=question, intent=intent, text="", citations=[],
+            base = dict(papers=hits, themes=themes, listing=listing, question=question, intent=intent, text="", citations=[],
                         sentences=[], abstained=False, retrieved=results, timings=timings, query=query)  # fmt: skip
             return AnswerEvent(Answer(**{**base, **fields}))
 
@@ -246,6 +251,16 @@ class Pipeline:
     def survey(self) -> Survey:
         return Survey(self.store)
 
+    @cached_property
+    def kept_map(self) -> KeptMap:
+        return KeptMap(map_folder(self.settings, self.store))
+
+    def themes(self, hits: list[SurveyHit]) -> list[Theme]:
+        """A survey list grouped by the map's themes ([] without a kept map or a short list)."""
+        if not hits:
+            return []
+        return group_by_theme(hits, self.kept_map.get(), lambda ids: vectors_of(self.store, ids))
+
     def find(
         self,
         intent: Intent,
@@ -253,6 +268,7 @@ class Pipeline:
         k: int | None = None,
         filters: Filters | None = None,
         listed: Collection[str] = (),
+        themes: Sequence[Theme] = (),
     ) -> tuple[list[float], list[SearchResult]]:
         """The papers an answer reads within `filters` (all of them, the question's included, in
         the index's values: `Store.resolve`): the query's vector and the search results, narrowed
@@ -271,6 +287,8 @@ class Pipeline:
         )
         if listed:
             results.sort(key=lambda r: r.paper.id not in listed)
+            if themes and "survey_themes" in s.source_rules:
+                results = spread(results, themes)
             results = [replace(r, rank=i) for i, r in enumerate(results, 1)][:wanted]
         if "on_subject" in s.source_rules:
             results = on_subject(intent, results, self.store)

@@ -9,7 +9,7 @@ themes are clustered in the full vectors, not in the picture (rag/map/topics.py)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -111,12 +111,7 @@ def paper_vectors(store: Store) -> tuple[list[Paper], np.ndarray]:
         page = col.get(include=["metadatas", "embeddings"], limit=PAGE, offset=offset)
         if not page["ids"]:
             break
-        for meta, vector in zip(page["metadatas"], page["embeddings"]):
-            pid = meta["paper_id"]
-            v = np.asarray(vector, dtype=np.float32)
-            sums[pid] = sums[pid] + v if pid in sums else v
-            if "paper" in meta:
-                records[pid] = paper_from_meta(meta)
+        _add(sums, records, page)
         offset += len(page["ids"])
     ids = sorted(records)  # the same index gives the same order, so the same map
     if not ids:
@@ -124,6 +119,48 @@ def paper_vectors(store: Store) -> tuple[list[Paper], np.ndarray]:
     matrix = np.stack([sums[i] for i in ids])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return [records[i] for i in ids], matrix
+
+
+def vectors_of(store: Store, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The unit mean chunk vector of each of `paper_ids` that is stored (as in the map)."""
+    if not paper_ids:
+        return {}
+    sums: dict[str, np.ndarray] = {}
+    page = store.collection.get(
+        where={"paper_id": {"$in": list(paper_ids)}}, include=["metadatas", "embeddings"]
+    )
+    _add(sums, {}, page)
+    return {pid: v / max(float(np.linalg.norm(v)), 1e-12) for pid, v in sums.items()}
+
+
+def _add(sums: dict[str, np.ndarray], records: dict[str, Paper], page) -> None:
+    for meta, vector in zip(page["metadatas"], page["embeddings"]):
+        pid = meta["paper_id"]
+        v = np.asarray(vector, dtype=np.float32)
+        sums[pid] = sums[pid] + v if pid in sums else v
+        if "paper" in meta:
+            records[pid] = paper_from_meta(meta)
+
+
+class KeptMap:
+    """The map kept in a folder, read again only when its file changes: an answer groups its list
+    by it without reading 3 MB each time. A map older than the index still places the papers it
+    has; the others are grouped under "Other papers" until it is laid out again."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / MAP_FILE
+        self._stamp: tuple[int, int] | None = None
+        self._map: ConferenceMap | None = None
+
+    def get(self) -> ConferenceMap | None:
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        stamp = (info.st_mtime_ns, info.st_size)
+        if stamp != self._stamp:
+            self._map, self._stamp = ConferenceMap.load(self.path), stamp
+        return self._map
 
 
 def layout(vectors: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ def topic_count(n: int) -> int:
     return max(2, min(MAX_TOPICS, round(math.sqrt(n / 30))))
 
 
-def _kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
+def kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
     from sklearn.cluster import KMeans
 
     k = max(1, min(k, len(vectors)))
@@ -41,13 +41,13 @@ def _kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
 
 def two_levels(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(topic, theme) of each row of `vectors` (unit rows); theme numbers are global."""
-    topic = _kmeans(vectors, topic_count(len(vectors)))
+    topic = kmeans(vectors, topic_count(len(vectors)))
     theme = np.zeros(len(vectors), dtype=np.int32)
     next_theme = 0
     for t in range(int(topic.max()) + 1):
         rows = np.flatnonzero(topic == t)
         k = max(1 if len(rows) < 10 else 2, round(len(rows) / PAPERS_PER_THEME))
-        theme[rows] = _kmeans(vectors[rows], k) + next_theme
+        theme[rows] = kmeans(vectors[rows], k) + next_theme
         next_theme = int(theme[rows].max()) + 1
     return _by_size(topic), theme
 
@@ -99,9 +99,13 @@ def ctfidf_names(
     tf = (member @ marks).tocsr().astype(np.float64)  # clusters x terms: its papers that say the term
     everywhere = np.asarray(tf.sum(axis=0)).ravel() / len(labels)
     rows = np.repeat(np.arange(k), np.diff(tf.indptr))
-    inside = tf.data / np.maximum(np.bincount(labels, minlength=k), 1)[rows]
+    sizes = np.maximum(np.bincount(labels, minlength=k), 1)[rows]
+    inside = tf.data / sizes
+    # A term only one paper says does not name a group of several (a title's own words).
+    single = (tf.data < 2) & (sizes > 2)
     # Sparse all the way: a dense clusters x (words and phrases) table took 2 GB at 300 clusters.
     tf.data = inside * np.log(inside / np.maximum(everywhere[tf.indices], 1e-12))
+    tf.data[single] = 0.0
     return [_pick(tf.getrow(c), vocab, terms, said[c] if said is not None else ()) for c in range(k)]
 
 
