@@ -29,6 +29,7 @@ class Kind(StrEnum):
     SEVERAL_PAPERS = "several_papers"  # papers ("Which papers study ...?")
     COMPARISON = "comparison"  # one thing against another ("... compared with the baseline?")
     FOLLOW_UP = "follow_up"  # about what the conversation was about ("Which models did they test?")
+    TOPICS = "topics"  # the index's topics and their sizes ("What are the biggest topics among the orals?")
 
 
 class Wanted(StrEnum):
@@ -107,7 +108,9 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     points = _points_at_paper(text, bool(asks))
     refers = bool(_REFERS_BACK.search(text))
     subjects, asked_each = ((), ()) if asks else _subjects(text)
-    if several:
+    if _TOPICS.search(text) and not history:
+        kind = Kind.TOPICS
+    elif several:
         kind = Kind.SEVERAL_PAPERS
     elif asks:
         kind = Kind.WHICH_PAPER
@@ -163,6 +166,15 @@ _SURVEY = re.compile(
     r"\b(?:what (?:else )?is there (?:on|about)|what (?:work|research) is there (?:on|about)|"
     r"(?:list|show|find|name)(?: me)? (?:the |all |all the )?(?:papers|works|studies|articles|submissions)"
     r"(?: (?:on|about|that|which|using|with))?|how many (?:\w+ )?(?:papers|works|studies|submissions))\b",
+    re.I,
+)
+# Asks what the topics are and how big: "What are the biggest topics among the orals?", "Which
+# themes are most common?", "What are the main research areas?"
+_TOPICS = re.compile(
+    r"\b(?:biggest|largest|main|major|top|dominant|hottest|most (?:common|popular|frequent))\s+"
+    r"(?:research\s+)?(?:topics|themes|areas|directions|trends)\b"
+    r"|\b(?:what|which)\s+(?:are\s+the\s+)?(?:research\s+)?(?:topics|themes)\b"
+    r"\s+(?:are|is|do|does)?\s*(?:the\s+)?(?:most|biggest|largest|common|covered|there)",
     re.I,
 )
 _COUNTING = re.compile(r"\bhow many (?:\w+ )?(?:papers|works|studies|submissions)\b", re.I)

@@ -187,6 +187,7 @@ class Answer:
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
     listing: str = ""  # the sentence before that list (its count and the filters applied)
     themes: list[Any] = field(default_factory=list)  # rag.map.themes.Theme: the list grouped by theme
+    topics: list[Any] = field(default_factory=list)  # rag.map.overview.TopicCount: "biggest topics" answers
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -216,6 +217,7 @@ class Answer:
             "listing": self.listing,
             "papers": [h.to_json() for h in self.papers],
             "themes": [t.to_json() for t in self.themes],
+            "topics": [t.to_json() for t in self.topics],
         }
 
 

@@ -139,6 +139,7 @@ def papers_csv(hits) -> str:
 
 
 THEME_SHOWS = 4  # papers shown under each theme; the table below has them all
+TOPICS_SHOWN = 10
 
 
 def render_themes(themes) -> str:
@@ -213,7 +214,25 @@ def _details(text: str) -> str:
     return f'<details class="cw-details"><summary>details</summary><small>{text}</small></details>'
 
 
+def render_topics(answer: Answer) -> str:
+    """A "biggest topics" answer: its first line, then a table of topics, counts and largest themes."""
+    head = answer.text.split("\n", 1)[0]
+    rows = "".join(
+        f"<tr><td>{i}</td><td><b>{html.escape(t.name)}</b></td><td>{t.papers}</td><td>{t.share:.0%}</td>"
+        f"<td>{html.escape('; '.join(f'{n} ({c})' for n, c in t.themes))}</td></tr>"
+        for i, t in enumerate(answer.topics[:TOPICS_SHOWN], 1)
+    )
+    table = ('<table class="cw-list cw-topics"><tr><th>#</th><th>topic</th><th>papers</th><th>share</th>'
+             f"<th>largest themes</th></tr>{rows}</table>")  # fmt: skip
+    return (
+        f"**{esc(head)}**\n\n{table}\n\n<sub>The Map tab shows every topic and paper.</sub>\n\n"
+        + render_trace(answer)
+    )
+
+
 def render_answer(answer: Answer, msg_id: str) -> str:
+    if answer.topics:
+        return render_topics(answer)
     abstracts = {r.paper.id: r.paper.abstract for r in answer.retrieved}
     if answer.error:
         body = (

@@ -26,7 +26,8 @@ from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
 from rag.llm import LLM, LLMError, Message, llm_from_settings
-from rag.map.build import KeptMap, map_folder, vectors_of
+from rag.map.build import KeptMap, ensure_map, map_folder, vectors_of
+from rag.map.overview import biggest_topics, topics_text
 from rag.map.themes import Theme, group_by_theme, spread
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
@@ -156,6 +157,9 @@ class Pipeline:
         question = self.validate(question)
         intent = qs.parse(question, history)
         within = self.store.resolve(combine(filters, intent.filters))  # the question's own ones too
+        if intent.kind is qs.Kind.TOPICS:
+            yield from self._topics(intent, within, started)
+            return
         hits = self.survey.find(intent, within) if intent.asks_for_papers else []
         themes = self.themes(hits)
         qvec, results = self.find(
@@ -250,6 +254,17 @@ class Pipeline:
     @cached_property
     def survey(self) -> Survey:
         return Survey(self.store)
+
+    def _topics(self, intent: Intent, within: Filters, started: float) -> Iterator[Event]:
+        """The answer to "What are the biggest topics ...?": counted on the map, no model."""
+        conference_map = self.kept_map.get() or ensure_map(map_folder(self.settings, self.store), self.store)
+        counts = biggest_topics(conference_map, self.store.paper_ids(within) if within else None)
+        text = topics_text(counts, within, len(conference_map.topics))
+        elapsed = time.perf_counter() - started
+        step = Step("topics", "counted on the map", "", f"{len(counts)} topics hold the papers asked about")
+        yield AnswerEvent(Answer(question=intent.question, text=text, citations=[], sentences=[], abstained=False,
+                                 retrieved=[], timings=Timings(retrieval=elapsed, total=elapsed), query=intent.query,
+                                 intent=intent, topics=counts, trace=[step]))  # fmt: skip
 
     @cached_property
     def kept_map(self) -> KeptMap:

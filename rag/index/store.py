@@ -254,6 +254,13 @@ class Store:
         got = self.collection.get(ids=list(first_chunks.values()), include=["metadatas"])
         return {m["paper_id"]: paper_from_meta(m) for m in got["metadatas"] if "paper" in m}
 
+    def paper_ids(self, filters: flt.Filters | None = None) -> set[str]:
+        """The ids of the stored papers within `filters` (in the index's values)."""
+        where = flt.chroma_where(filters)
+        first = {"position": 0}
+        got = self.collection.get(where={"$and": [where, first]} if where else first, include=[])
+        return {cid.split("::")[0] for cid in got["ids"]}
+
     def papers(self, ids: list[str]) -> dict[str, Paper]:
         if not ids:
             return {}
