@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from rag.clikit import fail as _fail
-from rag.clikit import keyword_index_with_bar
+from rag.clikit import keyword_index_with_bar, print_list
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
 from rag.text import plain
@@ -125,20 +125,6 @@ def search(
         typer.echo(f"   from: {', '.join(r.paper.sources)}")
 
 
-def _print_list(sentence: str, hits, themes=()) -> None:
-    """Every paper of a survey answer, grouped by theme when the map has them: rank, title,
-    status, the sentence that shows it fits."""
-    typer.secho(sentence, bold=True)
-    for name, group in [(t.name, t.hits) for t in themes] or [("", hits)]:
-        if name:
-            typer.secho(f"\n  {name} ({len(group)})", bold=True)
-        for h in group:
-            status = f" ({h.paper.status})" if h.paper.status else ""
-            typer.echo(f"  {h.rank}. {h.paper.display_title}{status} {h.paper.url}".rstrip())
-            typer.echo(f"      “{h.sentence}”")
-    typer.echo("")
-
-
 @app.command()
 def ask(
     question: str = typer.Argument(..., help="Your question."),
@@ -169,7 +155,7 @@ def ask(
     try:
         for event in pipeline.stream(question, k=k, filters=filters):
             if isinstance(event, SurveyEvent) and stream:
-                _print_list(event.sentence, event.hits, event.themes)
+                print_list(event.sentence, event.hits, event.themes)
             if isinstance(event, PreviewEvent) and stream:
                 typer.secho("Evidence (the best sentence of each source, while the model writes):", bold=True)
                 for ev, sentence in event.best():
@@ -197,7 +183,7 @@ def ask(
         typer.echo(markdown(answer), nl=False)
         return
     if answer.listing and not stream:
-        _print_list(answer.listing, answer.papers, answer.themes)
+        print_list(answer.listing, answer.papers, answer.themes)
     if drafting:
         typer.echo("\n")
         typer.secho("Checked answer:", bold=True)

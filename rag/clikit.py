@@ -70,3 +70,17 @@ def keyword_index_with_bar(store, quiet: bool) -> None:
     finally:
         if bar is not None:
             bar.close()
+
+
+def print_list(sentence: str, hits, themes=()) -> None:
+    """Every paper of a survey answer, grouped by theme when the map has them: rank, title,
+    status, the sentence that shows it fits."""
+    typer.secho(sentence, bold=True)
+    for name, group in [(t.name, t.hits) for t in themes] or [("", hits)]:
+        if name:
+            typer.secho(f"\n  {name} ({len(group)})", bold=True)
+        for h in group:
+            status = f" ({h.paper.status})" if h.paper.status else ""
+            typer.echo(f"  {h.rank}. {h.paper.display_title}{status} {h.paper.url}".rstrip())
+            typer.echo(f"      “{h.sentence}”")
+    typer.echo("")

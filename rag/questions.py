@@ -30,6 +30,7 @@ class Kind(StrEnum):
     COMPARISON = "comparison"  # one thing against another ("... compared with the baseline?")
     FOLLOW_UP = "follow_up"  # about what the conversation was about ("Which models did they test?")
     TOPICS = "topics"  # the index's topics and their sizes ("What are the biggest topics among the orals?")
+    SIMILAR = "similar"  # the papers nearest a named one ("Papers like Attention Sinks in LLMs")
 
 
 class Wanted(StrEnum):
@@ -64,6 +65,7 @@ class Intent:
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
     wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
+    like: str = ""  # "Papers like <title>": the title (or words of it) as said
 
     @property
     def asks_for_paper(self) -> bool:
@@ -108,7 +110,10 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     points = _points_at_paper(text, bool(asks))
     refers = bool(_REFERS_BACK.search(text))
     subjects, asked_each = ((), ()) if asks else _subjects(text)
-    if _TOPICS.search(text) and not history:
+    like = _LIKE.match(text)
+    if like:
+        kind = Kind.SIMILAR
+    elif _TOPICS.search(text) and not history:
         kind = Kind.TOPICS
     elif several:
         kind = Kind.SEVERAL_PAPERS
@@ -138,12 +143,15 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         yes_no=bool(_YES_NO.match(text)),
         refers_back=refers,
         points_at_paper=points,
-        about=_referent(history) if history and points else None,
+        about=_referent(history)
+        if history and (points or (like and _THIS_ONE.match(like.group("title"))))
+        else None,
         filters=filters,
         subjects=subjects,
         topic=topic,
         counting=bool(_COUNTING.search(text)),
         wants=_wanted(text, bool(asks)),
+        like=like.group("title").strip(" \"'“”‘’") if like else "",
     )
 
 
@@ -177,6 +185,12 @@ _TOPICS = re.compile(
     r"\s+(?:are|is|do|does)?\s*(?:the\s+)?(?:most|biggest|largest|common|covered|there)",
     re.I,
 )
+_LIKE = re.compile(
+    r"^\W*(?:(?:show|find|list|give)(?: me)?\s+|(?:what|which)\s+(?:other\s+)?)?(?:(?:other|more)\s+)?"
+    r"(?:papers|works|submissions)\s+(?:are\s+)?(?:like|similar to|near|close to)\s+(?P<title>.+?)\W*$",
+    re.I,
+)
+_THIS_ONE = re.compile(r"^(?:this|that|the last)(?: one| paper)?$|^it$", re.I)  # "papers like this one"
 _COUNTING = re.compile(r"\bhow many (?:\w+ )?(?:papers|works|studies|submissions)\b", re.I)
 # The verbs of a survey question before its topic: "use or analyse X", "work on X", "are about X".
 _LEAD_VERBS = (

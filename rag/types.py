@@ -188,6 +188,9 @@ class Answer:
     listing: str = ""  # the sentence before that list (its count and the filters applied)
     themes: list[Any] = field(default_factory=list)  # rag.map.themes.Theme: the list grouped by theme
     topics: list[Any] = field(default_factory=list)  # rag.map.overview.TopicCount: "biggest topics" answers
+    similar: list[Any] = field(
+        default_factory=list
+    )  # rag.search.similar.Similar: "papers like <title>" answers
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -218,6 +221,7 @@ class Answer:
             "papers": [h.to_json() for h in self.papers],
             "themes": [t.to_json() for t in self.themes],
             "topics": [t.to_json() for t in self.topics],
+            "similar": [s.to_json() for s in self.similar],
         }
 
 

@@ -67,5 +67,9 @@ def test_the_pipeline_answers_from_the_map_without_the_model(store, embedder, tm
     assert sum(t.papers for t in answer.topics) == 4  # the four orals, laid out on first asking
     assert answer.text.startswith("The biggest topics among the 4 indexed papers (status: oral)")
     assert not answer.abstained and llm.prompts == [] and answer.trace[0].stage == "topics"
+    from ui.render import render_answer
+
+    page = render_answer(answer, "m1")
+    assert '<table class="cw-list cw-topics">' in page and page.count("<tr>") == len(answer.topics) + 1
     everything = pipeline.ask("Which topics are most common?")
     assert sum(t.papers for t in everything.topics) == 12

@@ -42,7 +42,9 @@ CSS = """
 .cw-preview mark { background: #fff3c4; }
 .cw-export button { margin: 0.5em 0.5em 0 0; padding: 0.15em 0.6em; border: 1px solid #bbb;
                     border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
-.cw-export pre { display: none !important; }  /* the text the export buttons carry */
+.cw-export pre, .cw-like pre { display: none !important; }  /* the text the buttons carry */
+.cw-like button { margin-left: 0.4em; padding: 0 0.5em; border: 1px solid #bbb; border-radius: 4px;
+                  background: #f6f6f6; cursor: pointer; font-size: 0.8em; }
 .cw-list { font-size: 0.85em; border-collapse: collapse; }
 .cw-theme { margin: 0.3em 0 0.6em; font-size: 0.92em; }
 .cw-theme ul { margin: 0.2em 0 0 1.2em; padding: 0; }
@@ -53,6 +55,18 @@ CSS = """
 # is installed by the page-load hook (`js`): a <script> in `head` runs before Gradio replaces the
 # document, and its listener is lost.
 JS = """() => {
+  // "similar papers" under a cited source: ask "Papers like <title>" in the chat.
+  document.addEventListener("click", (event) => {
+    const like = event.target.closest("span.cw-like button.cw-like");
+    if (!like) return;
+    event.preventDefault();
+    const box = document.querySelector("#cw-tab-chat textarea");
+    if (!box) return;
+    box.value = like.closest("span.cw-like").querySelector("pre.cw-like-q").textContent;
+    box.dispatchEvent(new Event("input", {bubbles: true}));
+    // Gradio reads the box on its own input event; the send button is pressed once it has.
+    setTimeout(() => document.querySelector("#cw-tab-chat button.submit-button")?.click(), 50);
+  }, true);
   document.addEventListener("click", async (event) => {
     const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib, .cw-export button.cw-csv");
     if (!button) return;
@@ -260,7 +274,7 @@ def create_app(pipeline: Pipeline):
     # fill_height: the conversation takes the window's height, not a fixed box in the middle.
     with gr.Blocks(title="citewise", fill_height=True) as demo:
         status_md = gr.Markdown(header(pipeline), elem_id="cw-status")
-        with gr.Tab("Chat", elem_id="cw-tab-chat"):
+        with gr.Tab("Chat", elem_id="cw-tab-chat", scale=1):
             turns = gr.State([])
             with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
                 with gr.Row():
@@ -286,7 +300,11 @@ def create_app(pipeline: Pipeline):
                 temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
             gr.ChatInterface(
                 chat_fn,
-                chatbot=gr.Chatbot(label="citewise", elem_id="cw-chat", scale=1),
+                # Inside a tab, fill_height no longer reaches the chat: it takes the window's height itself
+                # (the window less the header, the tabs, the settings bar and the message box).
+                chatbot=gr.Chatbot(
+                    label="citewise", elem_id="cw-chat", scale=1, height="calc(100vh - 340px)", min_height=360
+                ),  # fmt: skip
                 additional_inputs=[k, llm_choice, temperature, turns, venue, year, status, area],
                 additional_outputs=[turns],
                 # Only the question: the example buttons then sit in the empty chat, not in a table
@@ -299,7 +317,7 @@ def create_app(pipeline: Pipeline):
                 # One local model: queue questions (Gradio shows each user its queue position).
                 concurrency_limit=1 if s.llm_backend in ("llamacpp", "auto") else 4,
             )
-        with gr.Tab("Map", elem_id="cw-tab-map") as map_tab:
+        with gr.Tab("Map", elem_id="cw-tab-map", scale=1) as map_tab:
             map_html = gr.HTML(EMPTY_MAP, elem_id="cw-map")
         # Laid out on first opening if the index changed since (ingest usually did it already).
         map_tab.select(lambda: map_view(pipeline), None, map_html, api_name=False)

@@ -230,9 +230,28 @@ def render_topics(answer: Answer) -> str:
     )
 
 
+def render_similar(answer: Answer) -> str:
+    """A "papers like <title>" answer: the nearest papers, each with its sentence nearest the paper."""
+    head = answer.text.split("\n", 1)[0]
+    items = "\n".join(
+        f"{i}. {_link(s.paper.url, esc(s.paper.display_title))} <small>({s.similarity:.2f})</small>"
+        f"<br><small>“{html.escape(s.sentence)}”</small>"
+        for i, s in enumerate(answer.similar, 1)
+    )
+    return f"**{esc(head)}**\n\n{items}\n\n" + render_trace(answer)
+
+
+def _like_button(title: str) -> str:
+    """Asks "Papers like “<title>”" in the chat (the page's click listener, ui/app.py JS)."""
+    return (f'<span class="cw-like"><button class="cw-like">similar papers</button>'
+            f'<pre class="cw-like-q">Papers like “{html.escape(title)}”</pre></span>')  # fmt: skip
+
+
 def render_answer(answer: Answer, msg_id: str) -> str:
     if answer.topics:
         return render_topics(answer)
+    if answer.similar:
+        return render_similar(answer)
     abstracts = {r.paper.id: r.paper.abstract for r in answer.retrieved}
     if answer.error:
         body = (
@@ -280,7 +299,7 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         lines.append(
             f'<div id="{_anchor(msg_id, c.number)}" class="cw-source"><b>[{c.number}]</b> '
             f"{_link(c.url, html.escape(c.title))}<br><small>{_passage_html(c, abstracts.get(c.paper_id, ''))}"
-            f"</small>{_details(f'from {html.escape(origin)} · support {c.score:.2f}')}</div>\n"
+            f"</small>{_details(f'from {html.escape(origin)} · support {c.score:.2f}')}{_like_button(c.title)}</div>\n"
         )
     if answer.invented_citations:
         lines.append(

@@ -7,6 +7,7 @@ generated; `Pipeline.ask` returns the finished `Answer`.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
@@ -32,6 +33,7 @@ from rag.map.themes import Theme, group_by_theme, spread
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
+from rag.search.similar import named_paper, similar, similar_text
 from rag.search.survey import Survey, SurveyHit
 from rag.settings import Settings
 from rag.text import content_words, strip_control
@@ -40,6 +42,7 @@ from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
 __all__ = ["AnswerEvent", "Event", "InputError", "Pipeline", "PreviewEvent", "SourcesEvent", "SurveyEvent",
            "TokenEvent", "Turn"]  # fmt: skip
 log = logging.getLogger(__name__)
+NAMED_DEPTH = 20  # papers searched for the one a "papers like <title>" question names
 LISTED_DEPTH = 10
 MAX_QUESTION_CHARS = 2000  # a longer "question" is a pasted document: refused with the limit said
 
@@ -160,6 +163,9 @@ class Pipeline:
         if intent.kind is qs.Kind.TOPICS:
             yield from self._topics(intent, within, started)
             return
+        if intent.kind is qs.Kind.SIMILAR:
+            yield from self._similar(intent, started)
+            return
         hits = self.survey.find(intent, within) if intent.asks_for_papers else []
         themes = self.themes(hits)
         qvec, results = self.find(
@@ -265,6 +271,31 @@ class Pipeline:
         yield AnswerEvent(Answer(question=intent.question, text=text, citations=[], sentences=[], abstained=False,
                                  retrieved=[], timings=Timings(retrieval=elapsed, total=elapsed), query=intent.query,
                                  intent=intent, topics=counts, trace=[step]))  # fmt: skip
+
+    def _similar(self, intent: Intent, started: float) -> Iterator[Event]:
+        """The answer to "Papers like <title>": the paper named (or the one the last answer cited,
+        for "papers like this one"), then the papers nearest it; no model."""
+        results = [] if intent.about else self.search(intent.like, NAMED_DEPTH)
+        paper = intent.about or named_paper(intent.like, results, self._rarity)
+        found: list = []
+        if paper is None:
+            text = f"No indexed paper is titled like “{intent.like}”; the closest titles are below."
+        else:
+            paper, found = similar(self.store, self.embedder, self.sentence_vectors, paper.id)
+            text = similar_text(paper, found)
+        elapsed = time.perf_counter() - started
+        step = Step("similar", "nearest papers" if paper else "no paper named", paper.display_title if paper else "",
+                    "papers ordered by the cosine of their mean sentence vectors")  # fmt: skip
+        yield AnswerEvent(Answer(question=intent.question, text=text, citations=[], sentences=[], abstained=paper is None,
+                                 retrieved=results if paper is None else [], query=intent.like,
+                                 timings=Timings(retrieval=elapsed, total=elapsed),
+                                 intent=intent, similar=found, trace=[step]))  # fmt: skip
+
+    def _rarity(self, terms: list[str]) -> dict[str, float]:
+        """Each term's inverse document frequency in the keyword index (rarer says more)."""
+        index = self.store.keyword_index()
+        df = index.frequencies(terms)
+        return {t: math.log((index.size + 1) / (df[t] + 1)) for t in terms}
 
     @cached_property
     def kept_map(self) -> KeptMap:

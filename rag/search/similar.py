@@ -7,6 +7,7 @@ so a paper with one chunk close by chance does not outrank one that is near as a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,3 +74,38 @@ def similar(
         out.append(Similar(other, float(theirs @ mine), nearest.text))
     out.sort(key=lambda s: -s.similarity)
     return paper, out[:k]
+
+
+def named_paper(
+    title: str, results: list, weight: Callable[[list[str]], dict[str, float]] | None = None
+) -> Paper | None:
+    """The paper of `results` (a search for `title`) whose title says most of the words said,
+    each word weighed by `weight` (its rarity: "sinks" says more than "LLMs"), when it says at
+    least half the weight: "Papers like LoRA" finds "LoRA: ...", and a title nobody wrote finds
+    none rather than a wrong one."""
+    from rag.text import keyword_terms
+
+    said = set(keyword_terms(title))
+    weights = (weight or (lambda terms: dict.fromkeys(terms, 1.0)))(sorted(said))
+    total = sum(weights.values())
+    if not said or total <= 0:
+        return None
+
+    def says(paper: Paper) -> float:
+        return sum(weights[t] for t in said & set(keyword_terms(paper.title)))
+
+    best = max(results, key=lambda r: says(r.paper), default=None)
+    return best.paper if best is not None and says(best.paper) >= 0.5 * total else None
+
+
+def similar_text(paper: Paper, found: list[Similar]) -> str:
+    """The answer in words: the papers nearest `paper`, each with its sentence nearest it."""
+    if not found:
+        return f"No other indexed paper is near “{paper.display_title}”."
+    lines = [
+        f"The {len(found)} indexed papers nearest “{paper.display_title}” (by the mean of their sentences' vectors):"
+    ]
+    lines += [
+        f"{i}. {s.paper.display_title} ({s.similarity:.2f}): “{s.sentence}”" for i, s in enumerate(found, 1)
+    ]
+    return "\n".join(lines)

@@ -97,6 +97,14 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         text = chat.inner_text()
         assert "Time-MoE" in text.split("How many parameters does it scale to?")[-1]
         assert "2.4" in text.split("How many parameters does it scale to?")[-1]
+
+        # "similar papers" under a cited source asks for the papers like it, answered from the index.
+        chat.locator("span.cw-like button").first.click()
+        page.wait_for_function(
+            "() => document.querySelector('#cw-chat').innerText.includes('indexed papers nearest')",
+            timeout=300_000,
+        )
+        assert "Papers like “" in chat.inner_text()
         browser.close()
 
 
