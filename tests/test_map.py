@@ -117,3 +117,11 @@ def test_the_page_fetches_nothing_and_a_title_cannot_end_its_script(store, embed
     assert "<title>Test &lt;venue></title>" in page
     fetched = re.findall(r"""(?:src|href)\s*=\s*["']?(https?:|//)|@import|url\(\s*["']?https?:""", page)
     assert not fetched
+
+
+def test_a_read_only_folder_still_gets_a_map_unkept(store, embedder, corpus, tmp_path):
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")  # the map folder cannot be made under a file
+    built = build_map(blocked / "map", store)
+    assert len(built.papers) == len(PAPERS) and current_map(blocked / "map", store) is None

@@ -8,6 +8,7 @@ themes are clustered in the full vectors, not in the picture (rag/map/topics.py)
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from rag.map import topics as tp
 from rag.map.model import MAP_VERSION, Cluster, ConferenceMap, MapPaper
 from rag.types import Paper
 
+log = logging.getLogger(__name__)
 Progress = Callable[[str], None]  # told the name of each step as it starts
 PERPLEXITY = 30
 MAP_FILE = "map.json"
@@ -97,7 +99,10 @@ def build_map(folder: Path, store: Store, progress: Progress | None = None) -> C
         },  # fmt: skip
     )
     result.seconds = round(time.perf_counter() - start, 2)
-    result.save(folder / MAP_FILE)
+    try:
+        result.save(folder / MAP_FILE)
+    except OSError as exc:  # a read-only data folder: the map serves this once, unkept
+        log.warning("the map could not be kept in %s: %s", folder, exc)
     return result
 
 
