@@ -72,7 +72,7 @@ def ingest(
                 sentences=sentence_vectors_from_settings(settings, embedder),
             )
             keyword_index_with_bar(store, quiet)
-            if settings.map.after_ingest:  # lays out again only when the papers changed
+            if settings.map.after_ingest and store.count():  # again only when the papers changed
                 build_with_bar(map_folder(settings, store), store, quiet)
     except (StoreError, RuntimeError) as exc:
         _fail(str(exc))

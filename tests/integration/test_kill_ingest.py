@@ -28,7 +28,9 @@ print(json.dumps({"papers": stats["papers"], "chunks": stats["chunks"], "chroma"
 
 
 def _env(data) -> dict[str, str]:
-    return {**os.environ, "RAG_DATA_DIR": str(data)}
+    # The map is laid out after the index is complete and written in one rename (tests/test_map.py):
+    # this test is about the index, and the layout only slowed each run.
+    return {**os.environ, "RAG_DATA_DIR": str(data), "RAG_MAP__AFTER_INGEST": "false"}
 
 
 def _ingest(env, *paths) -> subprocess.Popen:
