@@ -47,14 +47,12 @@ class ConferenceMap:
     themes: list[Cluster]
     seconds: float = 0.0  # how long building it took
     info: dict[str, Any] = field(default_factory=dict)  # method and sizes, for the docs
+    _by_id: dict[str, MapPaper] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def paper(self, paper_id: str) -> MapPaper | None:
-        return self._by_id().get(paper_id)
-
-    def _by_id(self) -> dict[str, MapPaper]:
-        if not hasattr(self, "_index"):
-            self._index = {p.id: p for p in self.papers}
-        return self._index
+        if len(self._by_id) != len(self.papers):  # built on first use (a survey list asks per paper)
+            self._by_id = {p.id: p for p in self.papers}
+        return self._by_id.get(paper_id)
 
     def theme_name(self, theme: int) -> str:
         """ "topic › theme", the theme's words after its topic's."""
