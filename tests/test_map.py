@@ -125,3 +125,23 @@ def test_a_read_only_folder_still_gets_a_map_unkept(store, embedder, corpus, tmp
     blocked.write_text("not a folder")  # the map folder cannot be made under a file
     built = build_map(blocked / "map", store)
     assert len(built.papers) == len(PAPERS) and current_map(blocked / "map", store) is None
+
+
+def test_two_users_opening_the_map_at_once_lay_it_out_once(store, embedder, corpus, tmp_path, monkeypatch):
+    import threading
+
+    import rag.map.build as mb
+
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    built = []
+    real = mb.build_map
+    monkeypatch.setattr(mb, "build_map", lambda *a, **k: built.append(1) or real(*a, **k))
+    got = []
+    threads = [
+        threading.Thread(target=lambda: got.append(mb.ensure_map(tmp_path / "map", store))) for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(built) == 1 and len({m.signature for m in got}) == 1 and len(got) == 3

@@ -9,6 +9,7 @@ themes are clustered in the full vectors, not in the picture (rag/map/topics.py)
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,9 +47,13 @@ def current_map(folder: Path, store: Store) -> ConferenceMap | None:
     return kept if kept is not None and kept.signature == signature(store) else None
 
 
+_BUILDING = threading.Lock()  # one layout at a time in a process (two chat users opening the Map tab)
+
+
 def ensure_map(folder: Path, store: Store, progress: Progress | None = None) -> ConferenceMap:
     """The current map, built and kept first if there is none."""
-    return current_map(folder, store) or build_map(folder, store, progress)
+    with _BUILDING:
+        return current_map(folder, store) or build_map(folder, store, progress)
 
 
 def build_map(folder: Path, store: Store, progress: Progress | None = None) -> ConferenceMap:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,9 +75,11 @@ class ConferenceMap:
             "paper_fields": list(MapPaper.__dataclass_fields__),
             "papers": [list(asdict(p).values()) for p in self.papers],
         }
-        tmp = path.with_suffix(".tmp")
+        # A file of its own per writer (an ingest and the Map tab may lay out at once), then one
+        # rename: a reader never sees half a map.
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)  # a reader never sees half a map
+        tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> ConferenceMap | None:
