@@ -83,3 +83,10 @@ def test_the_chat_shows_the_themes_above_the_full_table():
     )
     assert "why c" in page and "and 2 more in the table" in page
     assert page.count("<tr>") == len(hits) + 1  # the table keeps every paper
+
+
+def test_theme_names_leave_out_what_the_whole_list_is_about():
+    where = {"a": 0, "b": 0, "c": 1, "d": 1}
+    names = [["backdoor", "triggers"], ["backdoor attacks"]]  # the second would say nothing but the topic
+    themes = group_by_theme(_hits(list("abcd")), _map(where, names), topic="backdoor attacks")
+    assert [t.name for t in themes] == ["triggers", "backdoor attacks"]

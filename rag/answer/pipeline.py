@@ -167,7 +167,7 @@ class Pipeline:
             yield from self._similar(intent, started)
             return
         hits = self.survey.find(intent, within) if intent.asks_for_papers else []
-        themes = self.themes(hits)
+        themes = self.themes(hits, intent.topic)
         qvec, results = self.find(
             intent, k=k, filters=within, listed={h.paper.id for h in hits}, themes=themes
         )
@@ -301,11 +301,11 @@ class Pipeline:
     def kept_map(self) -> KeptMap:
         return KeptMap(map_folder(self.settings, self.store))
 
-    def themes(self, hits: list[SurveyHit]) -> list[Theme]:
+    def themes(self, hits: list[SurveyHit], topic: str = "") -> list[Theme]:
         """A survey list grouped by the map's themes ([] without a kept map or a short list)."""
         if not hits:
             return []
-        return group_by_theme(hits, self.kept_map.get(), lambda ids: vectors_of(self.store, ids))
+        return group_by_theme(hits, self.kept_map.get(), lambda ids: vectors_of(self.store, ids), topic)
 
     def find(
         self,

@@ -39,10 +39,14 @@ class Theme:
 
 
 def group_by_theme(
-    hits: Sequence[SurveyHit], conference_map: ConferenceMap | None, vectors: Vectors | None = None
+    hits: Sequence[SurveyHit],
+    conference_map: ConferenceMap | None,
+    vectors: Vectors | None = None,
+    topic: str = "",
 ) -> list[Theme]:
     """The list's papers grouped by theme, the largest first, at most MAX_THEMES groups of two
-    or more papers (the rest under OTHER); [] when there is no map or the list is too short to group."""
+    or more papers (the rest under OTHER); [] when there is no map or the list is too short to group.
+    Names leave out the words of `topic`, what the whole list is about."""
     if conference_map is None or len(hits) < 4:
         return []
     by_theme: dict[int, list[SurveyHit]] = {}
@@ -51,10 +55,10 @@ def group_by_theme(
         by_theme.setdefault(placed.theme if placed else -1, []).append(hit)
     biggest = max((v for k, v in by_theme.items() if k >= 0), key=len, default=[])
     if len(hits) >= SPLIT_FROM and len(biggest) > MOST * len(hits) and vectors is not None:
-        split = _split(hits, vectors)
+        split = _split(hits, vectors, topic)
         if split:
             return split
-    named = {k: conference_map.themes[k].name for k in by_theme if k >= 0}
+    named = {k: " · ".join(tp.without(conference_map.themes[k].words, topic)) for k in by_theme if k >= 0}
     return _groups([(named.get(k, OTHER), v) for k, v in by_theme.items()])
 
 
@@ -69,7 +73,7 @@ def _groups(groups: list[tuple[str, list[SurveyHit]]]) -> list[Theme]:
     return themes if len(themes) >= 2 else []
 
 
-def _split(hits: Sequence[SurveyHit], vectors: Vectors) -> list[Theme]:
+def _split(hits: Sequence[SurveyHit], vectors: Vectors, topic: str) -> list[Theme]:
     """The list clustered by itself, each group named against the rest of the list."""
     found = vectors([h.paper.id for h in hits])
     kept = [h for h in hits if h.paper.id in found]
@@ -79,7 +83,7 @@ def _split(hits: Sequence[SurveyHit], vectors: Vectors) -> list[Theme]:
     k = max(2, min(MAX_THEMES, round(math.sqrt(len(kept) / 2))))
     labels = tp.kmeans(matrix, k)
     marks, vocab = tp.term_marks([h.paper.text for h in kept])
-    names = tp.ctfidf_names(marks, vocab, labels)
+    names = tp.ctfidf_names(marks, vocab, labels, said=[[topic]] * k)
     groups: dict[int, list[SurveyHit]] = {}
     for hit, label in zip(kept, labels):
         groups.setdefault(int(label), []).append(hit)

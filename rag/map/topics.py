@@ -109,6 +109,14 @@ def ctfidf_names(
     return [_pick(tf.getrow(c), vocab, terms, said[c] if said is not None else ()) for c in range(k)]
 
 
+def without(words: Sequence[str], said: str) -> list[str]:
+    """`words` (a name's terms) less those sharing a stem with `said`, unless none would remain:
+    a theme of a list about "backdoor attacks" is named by what it adds to that."""
+    taken = {_stem(w) for w in re.findall(r"[\w-]+", said)}
+    kept = [t for t in words if not {_stem(w) for w in t.split()} & taken]
+    return kept or list(words)
+
+
 def _stem(word: str) -> str:
     import Stemmer
 
