@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rag import text as tx
+
 PAPERS_PER_THEME = 40
 MAX_TOPICS = 30
 NAME_TERMS = 3  # words or two-word phrases in a name
@@ -118,9 +120,7 @@ def without(words: Sequence[str], said: str) -> list[str]:
 
 
 def _stem(word: str) -> str:
-    import Stemmer
-
-    return Stemmer.Stemmer("english").stemWord(word.lower())
+    return tx.stem(word.lower())  # the project's one stemmer (rag/text.py), not a new one per word
 
 
 def _pick(row, vocab: np.ndarray, terms: int, said: Sequence[str] = ()) -> list[str]:
