@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from rag import clauses
 from rag import text as tx
-from rag.text import STOP_WORDS, content_words, is_name
+from rag.text import STOP_WORDS, content_words
 
 if TYPE_CHECKING:
     from rag.types import Paper, Turn
@@ -109,7 +110,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
     asks = asks or survey
     points = _points_at_paper(text, bool(asks))
     refers = bool(_REFERS_BACK.search(text))
-    subjects, asked_each = ((), ()) if asks else _subjects(text)
+    subjects, asked_each = ((), ()) if asks else clauses.subjects(text)
     like = _LIKE.match(text)
     if like:
         kind = Kind.SIMILAR
@@ -119,13 +120,13 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         kind = Kind.SEVERAL_PAPERS
     elif asks:
         kind = Kind.WHICH_PAPER
-    elif subjects or _VERSUS.search(text):
+    elif subjects or clauses.VERSUS.search(text):
         kind = Kind.COMPARISON
     elif history and refers:
         kind = Kind.FOLLOW_UP
     else:
         kind = Kind.ONE_PAPER
-    alternatives = tuple(_alternatives(text, asks)) if several else ()
+    alternatives = tuple(clauses.alternatives(text, asks)) if several else ()
     topic, area = _topic(text[asks.end() :]) if several and asks else ("", "")
     if area:
         filters = {**filters, "area": (area.lower(),)}
@@ -134,7 +135,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         question=question,
         query=query,
         kind=kind,
-        parts=asked_each or tuple(_parts(text)),
+        parts=asked_each or tuple(clauses.parts(text)),
         names=frozenset(tx.names(query)),
         words=frozenset(content_words(text)),
         alternatives=alternatives,
@@ -302,83 +303,6 @@ def _said_filters(question: str) -> tuple[dict[str, tuple[str, ...]], str]:
     return {"status": tuple(dict.fromkeys(statuses))}, re.sub(r"\s{2,}", " ", plain)
 
 
-# ---- the parts of a question
-
-_WH = r"(?:what|which|how|why|where|when|who|does|do|did|is|are|can)"
-# A new question inside the question: "..., and what ...", "...? How ...".
-_CLAUSE = re.compile(rf"\?\s+|,?\s+and\s+(?={_WH}\b)|;\s+", re.I)
-# The other side of a comparison: "compared with the baseline", "versus RM".
-_VERSUS = re.compile(r"\b(?:compared (?:with|to)|versus|vs\.?|relative to)\b", re.I)
-# Coordinated things asked for: "how many recording hours and classes".
-_COORD = re.compile(
-    r"\b(how (?:many|much)|which|what)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+([\w-]+(?:\s+[\w-]+)?)", re.I
-)
-
-
-def _parts(question: str) -> list[str]:
-    """The parts of a question that each need an answer (one part for a simple question); the
-    other side of a comparison is a part of its own."""
-    parts = [p.strip(" ?,.") for p in _CLAUSE.split(question) if p and p.strip(" ?,.")]
-    out: list[str] = []
-    for part in parts:
-        m = _COORD.search(part)
-        if m and not _VERSUS.search(part):
-            # The shared rest ("... does BirdSet contain") is said once, after the second thing.
-            out += [
-                f"{m.group(1)} {noun(m.group(2)) or m.group(2)}",
-                f"{m.group(1)} {noun(m.group(3)) or m.group(3)}",
-            ]
-            continue
-        v = _VERSUS.search(part)
-        if v and len(content_words(part[v.end() :])) >= 1:
-            out += [part[: v.start()].strip(), part[v.end() :].strip()]
-            continue
-        out.append(part)
-    return [p for p in out if content_words(p)] or [question]
-
-
-# "How do CViT and PIG each ...?", "SPPO and the ORPO paper both avoid X. What does each rely on?":
-# two named things, each asked the same. The first starts after the last verb or wh-word before
-# "and" ("Which models are Addax and OwLore each evaluated on?" -> "Addax").
-_EACH = re.compile(r"\s+(?:each|both)\b", re.I)
-_SUBJECT_LEAD = re.compile(
-    r"^.*(?:[,.;:?]\s+|\b(?:do|does|did|are|is|were|was|have|has|how|what|which)\s+)", re.I | re.S
-)
-MAX_SUBJECT_WORDS = 12
-
-
-def _subjects(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The two things a question asks the same of ("How do A and B each ...?"), and the question
-    asked of each alone ("How do A ...?", "How do B ...?"); nothing for any other question."""
-    for joint in re.finditer(r"\s+and\s+", question):
-        each = _EACH.search(question, joint.end())
-        if not each:
-            continue
-        second = question[joint.end() : each.start()].strip()
-        lead = _SUBJECT_LEAD.match(question[: joint.start()])
-        start = lead.end() if lead else 0
-        first = question[start : joint.start()].strip()
-        if not all(0 < len(s.split()) <= MAX_SUBJECT_WORDS and content_words(s) for s in (first, second)):
-            continue
-        rest = question[each.end() :]
-        asked = tuple(
-            question[:start] + s + re.sub(r"\beach\b", lambda _, s=s: s, rest, flags=re.I)
-            for s in (first, second)
-        )
-        return (first, second), asked
-    return (), ()
-
-
-def noun(phrase: str) -> str:
-    """The words of a noun phrase up to the first stop word ("classes does" -> "classes")."""
-    words = []
-    for word in phrase.split():
-        if word.lower() in STOP_WORDS:
-            break
-        words.append(word)
-    return " ".join(words)
-
-
 # ---- the conversation
 
 _REFERS_BACK = re.compile(
@@ -423,54 +347,3 @@ def _standalone_query(question: str, history: Sequence[Turn], refers_back: bool)
     if not cited:
         return f"{question} (context: {history[-1].question})"
     return f"{question} (about: {cited[0]})"
-
-
-# ---- "Which papers do X or Y?"
-
-_OR = re.compile(r"\s+or\s+", re.I)
-_PHRASE_END = re.compile(r"\s+(?:or|and)\s+|[,;?]")
-# Endings of nouns and adjectives ("forgetting", "compression", "visual", "toolkits", "masked"):
-# a word without one that starts a long second alternative is read as a verb ("adapt", "give").
-_NOUN_ENDINGS = tuple("ing ion al s ed ity ment ness ence ance ics ive ous er or".split())
-
-
-def _starts_predicate(words: Sequence[str]) -> bool:
-    """Whether an alternative reads as a verb and its object ("adapt CLIP with few labels",
-    "fine-tune SAM for several tasks"), not as a noun phrase ("problem instances", "3D humans from
-    video", "with masked image modeling")."""
-    if len(words) < 3 or words[0].lower() in STOP_WORDS or is_name(words[0]):
-        return False
-    last = words[0].lower().split("-")[-1]  # "fine-tune" -> "tune", "class-incremental" -> "incremental"
-    suffixed = any(last.endswith(e) and len(last) - len(e) >= 3 for e in _NOUN_ENDINGS)
-    return last.isalpha() and (not suffixed or last.endswith("ss"))  # "process", "address"
-
-
-def _alternatives(question: str, asks: re.Match[str] | None) -> list[str]:
-    """A question for several papers that joins two descriptions by "or" ("Which papers study
-    machine unlearning or forgetting knowledge?"), asked once for each description: each may be
-    another paper's, and one search for both favours papers that mention both. The first
-    alternative is taken to be as long as the second (at most two words), unless the second reads
-    as a verb and its object ("Which papers fine-tune SAM or adapt CLIP with few labels?")."""
-    head = _OR.search(question)
-    if not asks or not head:
-        return []
-    end = _PHRASE_END.search(question, head.end())
-    b_end = end.start() if end else len(question)
-    second = question[head.end() : b_end].split()
-    before = question[: head.start()].split()
-    # The rest of the question after the second alternative, unless a third one follows.
-    rest = question[b_end:] if not end or not end.group().strip().isalpha() else "?"
-    if _starts_predicate(second) and len(content_words(question[asks.end() : head.start()])) >= 2:
-        return [f"{' '.join(before)}{rest}", f"{question[: asks.end()]} {' '.join(second)}{rest}"]
-    while second and second[0].lower() in STOP_WORDS:
-        second.pop(0)
-    first = before[-min(len(second), 2) :] if second else []
-    # "Which papers improve or build on LoRA": the "or" joins verbs, not two descriptions.
-    if (
-        not second
-        or len(content_words(" ".join(first))) < len(first)
-        or "papers" in (w.lower() for w in first)
-    ):
-        return []
-    prefix = " ".join(before[: len(before) - len(first)])
-    return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]

@@ -101,7 +101,7 @@ def test_ctrl_c_during_a_store_write_waits_for_the_write_to_finish():
     import os
     import signal
 
-    from rag.index.store import uninterrupted
+    from rag.index.chroma import uninterrupted
 
     before = signal.getsignal(signal.SIGINT)  # ignored when the suite itself runs in the background
     done = []

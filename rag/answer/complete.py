@@ -15,8 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag import text as tx
+from rag.clauses import noun
 from rag.index.embedding import Embedder
-from rag.questions import Intent, Kind, Wanted, noun
+from rag.questions import Intent, Kind, Wanted
 from rag.search.evidence import Evidence, Sentence, best_told, fit, told
 from rag.types import AnswerSentence, Check, Citation
 

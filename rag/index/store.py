@@ -13,18 +13,16 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import signal
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from rag import filters as flt
 from rag import text as tx
+from rag.index.chroma import StaleIndexError, StoreError, open_client, uninterrupted
 from rag.index.chunking import CHUNK_VECTORS, OVERLAP_SENTENCES
 from rag.index.records import chunk_id, chunk_meta, paper_from_meta
 from rag.types import Chunk, Paper
@@ -37,53 +35,6 @@ SCHEMA_VERSION = 3  # 2: venue, year and status on every chunk; 3: the area too
 MIGRATABLE = {1, 2}
 PAGE = 2000
 HANDLE_TTL = 2.0  # seconds a collection handle is reused before it is fetched again
-
-
-class StoreError(RuntimeError):
-    """The index cannot be used (missing, locked, unreachable); the message says what to do."""
-
-
-class StaleIndexError(StoreError):
-    """The index was built with other embedding or chunking settings."""
-
-
-@contextmanager
-def uninterrupted() -> Iterator[None]:
-    """Ctrl-C waits until the write inside is done, then interrupts: Chroma's collection stopped
-    in the middle of a write was left unreadable ("Error finding id"). Outside the main thread
-    (the chat page) there is no Ctrl-C to defer."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-
-
-def _client(chroma_dir: Path, chroma_url: str | None):
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    opts = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-    try:
-        if chroma_url:
-            u = urlparse(chroma_url)
-            return chromadb.HttpClient(
-                host=u.hostname or "127.0.0.1",
-                port=u.port or 8000,
-                ssl=u.scheme == "https",
-                settings=opts,
-            )
-        chroma_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(chroma_dir), settings=opts)
-    except Exception as exc:
-        where = chroma_url or chroma_dir
-        raise StoreError(f"Cannot open the Chroma index at {where}: {exc}") from exc
 
 
 class Store:
@@ -104,7 +55,7 @@ class Store:
         self.name = collection
         self.fingerprint = {"schema": SCHEMA_VERSION, **(fingerprint or {})}
         self.keyword_dir = Path(keyword_dir or self.chroma_dir.parent / "keyword") / collection
-        self.client = _client(self.chroma_dir, chroma_url)
+        self.client = open_client(self.chroma_dir, chroma_url)
         self._keyword = None
         self._keyword_stamp: str | None = None
         self._counted: tuple[str, int] = ("", 0)
