@@ -145,3 +145,14 @@ def test_two_users_opening_the_map_at_once_lay_it_out_once(store, embedder, corp
     for t in threads:
         t.join()
     assert len(built) == 1 and len({m.signature for m in got}) == 1 and len(got) == 3
+
+
+def test_a_model_is_shown_the_titles_nearest_its_cluster_mean():
+    from eval.map_names import typical_titles
+
+    vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.8, 0.2]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    titles = ["a", "b", "c", "d"]
+    rows = np.array([0, 1, 3, 2])  # one outlier (c) in the cluster
+    assert typical_titles(rows, vectors, titles, 2) == ["d", "b"]  # nearest the mean first
+    assert typical_titles(rows, vectors, titles, 4)[-1] == "c"
