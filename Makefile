@@ -16,6 +16,9 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 install: $(STAMP)
 
 $(STAMP): pyproject.toml Makefile
+	@# Said before pip runs out of room halfway: the venv takes about 4.2 GB, the models 1.7 GB.
+	@avail=$$(df -Pk . | awk 'NR==2 {print $$4}'); if [ "$$avail" -lt 6500000 ]; then \
+	  echo ">>> Only $$((avail / 1024)) MB free on this disk; setting up needs about 6 GB (venv 4.2 GB, models 1.7 GB)."; fi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	@# torch first, from the CPU wheel: anything that pulls torch later must find it satisfied.
