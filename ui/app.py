@@ -248,6 +248,33 @@ def facets(pipeline: Pipeline) -> dict[str, list[str]]:
         return {k: [] for k in flt.KEYS}
 
 
+def settings_panel(s: Settings, values: dict[str, list[str]]):
+    """The chat's folded panel: the filters, the number of sources, the model and its temperature."""
+    import gradio as gr
+
+    with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
+        with gr.Row():
+            venue = gr.Dropdown(values["venue"], multiselect=True, label="Venue", elem_id="cw-venue")
+            year = gr.Dropdown(values["year"], multiselect=True, label="Year", elem_id="cw-year")
+            status = gr.Dropdown(
+                values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
+            )
+            area = gr.Dropdown(values["area"], multiselect=True, label="Primary area", elem_id="cw-area")
+        k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
+        with gr.Row():
+            llm_choice = gr.Dropdown(
+                # Ollama is asked on page load (below), not while the app is built.
+                llm_choices(s, probe_ollama=False),
+                value="auto",
+                label="LLM backend / model",
+                scale=4,
+                elem_id="cw-model",
+            )
+            refresh = gr.Button("List models again", scale=1, size="sm")
+        temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
+    return venue, year, status, area, k, llm_choice, refresh, temperature
+
+
 def create_app(pipeline: Pipeline):
     import gradio as gr
 
@@ -276,28 +303,7 @@ def create_app(pipeline: Pipeline):
         status_md = gr.Markdown(header(pipeline), elem_id="cw-status")
         with gr.Tab("Chat", elem_id="cw-tab-chat", scale=1):
             turns = gr.State([])
-            with gr.Accordion("Settings and filters", open=False, elem_id="cw-settings"):
-                with gr.Row():
-                    venue = gr.Dropdown(values["venue"], multiselect=True, label="Venue", elem_id="cw-venue")
-                    year = gr.Dropdown(values["year"], multiselect=True, label="Year", elem_id="cw-year")
-                    status = gr.Dropdown(
-                        values["status"], multiselect=True, label="Status", elem_id="cw-status-filter"
-                    )
-                    area = gr.Dropdown(
-                        values["area"], multiselect=True, label="Primary area", elem_id="cw-area"
-                    )
-                k = gr.Slider(1, 8, value=s.answer_k, step=1, label="Number of sources")
-                with gr.Row():
-                    llm_choice = gr.Dropdown(
-                        # Ollama is asked on page load (below), not while the app is built.
-                        llm_choices(s, probe_ollama=False),
-                        value="auto",
-                        label="LLM backend / model",
-                        scale=4,
-                        elem_id="cw-model",
-                    )
-                    refresh = gr.Button("List models again", scale=1, size="sm")
-                temperature = gr.Slider(0.0, 1.0, value=s.temperature, step=0.05, label="Temperature")
+            venue, year, status, area, k, llm_choice, refresh, temperature = settings_panel(s, values)
             gr.ChatInterface(
                 chat_fn,
                 # Inside a tab, fill_height no longer reaches the chat: it takes the window's height itself
