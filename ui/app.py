@@ -60,13 +60,22 @@ JS = """() => {
     const like = event.target.closest("span.cw-like button.cw-like");
     if (!like) return;
     event.preventDefault();
+    askWhenFree(like.closest("span.cw-like").querySelector("pre.cw-like-q").textContent, 3000);
+  }, true);
+  // While an answer is still being finished the send button is not on the page (the stop button
+  // is): the question waits for it (up to 10 minutes), or a click then would be lost.
+  const askWhenFree = (text, tries) => {
     const box = document.querySelector("#cw-tab-chat textarea");
-    if (!box) return;
-    box.value = like.closest("span.cw-like").querySelector("pre.cw-like-q").textContent;
+    const send = document.querySelector("#cw-tab-chat button.submit-button");
+    if (!box || !send || send.disabled) {
+      if (tries > 0) setTimeout(() => askWhenFree(text, tries - 1), 200);
+      return;
+    }
+    box.value = text;
     box.dispatchEvent(new Event("input", {bubbles: true}));
     // Gradio reads the box on its own input event; the send button is pressed once it has.
     setTimeout(() => document.querySelector("#cw-tab-chat button.submit-button")?.click(), 50);
-  }, true);
+  };
   document.addEventListener("click", async (event) => {
     const button = event.target.closest(".cw-export button.cw-copy, .cw-export button.cw-bib, .cw-export button.cw-csv");
     if (!button) return;
