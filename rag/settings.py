@@ -54,6 +54,17 @@ class TrustSettings(BaseModel):
         "Marked by default: on planted dev contradictions removal caught 39 of 40 but also removed 5 of 35 "
         "right sentences (docs/evaluation.md).",
     )
+    judge_keep: float = Field(
+        0.8,
+        description="The `judge` check: a claim the support judge finds supported with at least this "
+        "probability is kept without asking the model (rag/judge/).",
+    )
+    judge_remove: float = Field(
+        0.2,
+        description="The `judge` check: a claim the support judge finds supported with at most this "
+        "probability is removed, with the judge's reason (contradicted or not stated); in between, the "
+        "`verdict` stage asks the model. Both set on dev claims (docs/evaluation.md).",
+    )
     checks: list[str] = Field(
         ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "

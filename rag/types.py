@@ -111,6 +111,7 @@ class Check:
     name: str
     passed: bool
     detail: str = ""
+    sure: bool = True  # False: a judge that passed the claim without confidence (the verdict asks)
 
 
 @dataclass

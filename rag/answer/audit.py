@@ -61,12 +61,16 @@ def statements(
     sentences: Sequence[AnswerSentence], citations: Sequence[Citation], evidence: Sequence[Evidence]
 ) -> list[Statement]:
     """The statements the model is asked about: each shown claim against each source it cites,
-    except a quoted paper sentence (`paper_fit`) and a sentence that restates its source (`_copied`)."""
+    except a quoted paper sentence (`paper_fit`), a sentence that restates its source (`_copied`),
+    and a sentence the support judge passed with confidence (the model is asked only where the
+    judge is unsure: the cascade)."""
     offered = {ev.paper.id: ev for ev in evidence}
     by_number = {c.number: offered.get(c.paper_id) for c in citations}
     out = []
     for i, s in enumerate(sentences):
         if not s.claim or any(c.name == "paper_fit" and c.passed for c in s.checks):
+            continue
+        if any(c.name == "judge" and c.passed and c.sure for c in s.checks):
             continue
         text = strip_markers(s.text).strip()
         for n in s.citations:

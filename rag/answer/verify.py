@@ -106,9 +106,11 @@ class ClaimVerifier:
         failed = verdict.failed
         reason = "; ".join(c.detail for c in failed) if failed else "every check passed"
         passage = verdict.best.text if verdict.best else ""
+        # The cascade: where the support judge is sure, the model is not asked.
+        sure = any(c.name == "judge" and c.sure for c in verdict.checks)
         said = (
             self.entail(item.claim, verdict.passage, ev)
-            if self.entail and verdict.passed and verdict.passage
+            if self.entail and verdict.passed and verdict.passage and not sure
             else None
         )
         if said is Stance.CONTRADICTED:

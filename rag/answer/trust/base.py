@@ -55,6 +55,9 @@ class Source:
     best: str  # the sentence that matches the claim best
     score: float  # that sentence's support score (`checks.support_score`)
     paper: str  # the title and the whole abstract
+    title: str = ""
+    sentences: tuple[str, ...] = ()  # every sentence of the abstract (the `judge` check's passage)
+    scores: tuple[float, ...] = ()  # each one's support score for the claim
 
 
 class ClaimCheck:

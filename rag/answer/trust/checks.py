@@ -227,3 +227,24 @@ class PaperFit(ClaimCheck, name="paper_fit", by_model=True):
 class Entailment(ClaimCheck, name="entailment", by_model=True):
     """The model's verdict on the whole sentence against its cited paper (answers.py); with it
     on, the word-level `polarity` check is left to the model."""
+
+
+class Judged(ClaimCheck, name="judge"):
+    """The support judge citewise trained (rag/judge/): the claim against the best sentences of the
+    cited abstract. Confident either way, it decides; in between it passes the claim unsure, and
+    the `verdict` stage asks the model about it (the cascade)."""
+
+    def check(self, claim: Claim, source: Source) -> Check:
+        from rag.judge.support import passage, support_judge
+
+        judge = support_judge()
+        text = passage(source.title, source.sentences, source.scores, judge.sentences)
+        said = judge.judge([(claim.text, text)])[0]
+        if said.supported >= self.settings.judge_keep:
+            return Check(self.name, True, f"supported ({said.supported:.2f})")
+        if said.supported > self.settings.judge_remove:
+            return Check(self.name, True, f"unsure ({said.supported:.2f} supported)", sure=False)
+        where = f": “{source.best.rstrip('.')}”" if source.best else ""
+        if said.contradicted >= said.unstated:
+            return Check(self.name, False, f"the cited abstract says otherwise ({said.contradicted:.2f}){where}")
+        return Check(self.name, False, f"the cited abstract does not state it ({said.unstated:.2f})")

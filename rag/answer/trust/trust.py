@@ -102,7 +102,12 @@ class Trust:
         close = tuple(sorted((s for _, s in ranked), key=lambda s: s.start))
         told = Claim(claim, frozenset(words), given, asked, tuple(subject), question)
         passage = source.paper.title + ". " + " ".join(s.text for s in shown)
-        against = Source(passage, best.text if best else "", score, source.paper.text)
+# The judge reads the best sentences of the whole abstract, not only those the prompt showed.
+        every = source.sentences if "judge" in self.checks else []
+        scores = [sc for sc, _ in scored] if whole else [ck.support_score(vector, words, s) for s in every]
+        scores = scores if every else []
+        against = Source(passage, best.text if best else "", score, source.paper.text, source.paper.title,
+                         tuple(s.text for s in every), tuple(scores))  # fmt: skip
         # With the model's verdict on, it judges negation: the word-level polarity check also flags
         # true sentences that use a negative word truthfully ("needs no training" for "training-free").
         skip = {"polarity"} if "entailment" in self.checks else set()

@@ -1,0 +1,62 @@
+"""The support judge's cost: `python -m bench.judge [--claims FILE]`.
+
+Scores each claim of a claims file against its paper's best sentences, as `citewise verify` and the
+answer check do, one pair at a time (what an answer sentence costs) and in batches of 16 (what a
+whole answer or a claims file costs), and prints milliseconds a pair with the CPU's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from eval.metrics import percentiles
+from rag.index.embedding.choice import cpu_model
+from rag.judge.support import support_judge
+
+CLAIMS = Path(__file__).resolve().parents[1] / "eval" / "claims" / "conference-dev.jsonl"
+
+
+def pairs_of(path: Path) -> list[tuple[str, str]]:
+    from eval.judge.claims import paper as paper_of
+    from eval.judge.claims import read
+    from rag import text as tx
+    from rag.answer.trust.checks import support_score
+    from rag.index.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from rag.judge.support import passage
+    from rag.search.evidence import evidence_for
+
+    rows, embedder, out = read([path]), SentenceTransformerEmbedder(), []
+    for r in rows:
+        vector = np.asarray(embedder.embed(r["claim"]), dtype=np.float32)
+        ev = evidence_for(paper_of(r["paper_id"]), embedder)
+        scores = [support_score(vector, tx.content_words(r["claim"]), s) for s in ev.sentences]
+        out.append((r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, 3)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--claims", type=Path, default=CLAIMS)
+    args = parser.parse_args()
+    pairs = pairs_of(args.claims)
+    judge = support_judge()
+    judge.judge(pairs[:4])  # load and warm up
+    single = []
+    for pair in pairs:
+        started = time.perf_counter()
+        judge.judge([pair])
+        single.append((time.perf_counter() - started) * 1000)
+    started = time.perf_counter()
+    judge.judge(pairs)
+    batched = (time.perf_counter() - started) * 1000 / len(pairs)
+    p = percentiles(single)
+    print(f"support judge on {cpu_model()}, {len(pairs)} claims of {args.claims.name}:")
+    print(f"  one pair a call: p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; in batches of 16: {batched:.1f} ms a pair")
+
+
+if __name__ == "__main__":
+    main()
