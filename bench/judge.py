@@ -25,11 +25,12 @@ def pairs_of(path: Path) -> list[tuple[str, str]]:
     from eval.judge.claims import read
     from rag import text as tx
     from rag.answer.trust.checks import support_score
-    from rag.index.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from rag.index.embedding import embedder_from_settings
     from rag.judge.support import passage
     from rag.search.evidence import evidence_for
+    from rag.settings import Settings
 
-    rows, embedder, out = read([path]), SentenceTransformerEmbedder(), []
+    rows, embedder, out = read([path]), embedder_from_settings(Settings()), []
     for r in rows:
         vector = np.asarray(embedder.embed(r["claim"]), dtype=np.float32)
         ev = evidence_for(paper_of(r["paper_id"]), embedder)
@@ -55,7 +56,9 @@ def main() -> None:
     batched = (time.perf_counter() - started) * 1000 / len(pairs)
     p = percentiles(single)
     print(f"support judge on {cpu_model()}, {len(pairs)} claims of {args.claims.name}:")
-    print(f"  one pair a call: p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; in batches of 16: {batched:.1f} ms a pair")
+    print(
+        f"  one pair a call: p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms; in batches of 16: {batched:.1f} ms a pair"
+    )
 
 
 if __name__ == "__main__":

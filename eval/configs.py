@@ -8,9 +8,17 @@ from typing import Any
 
 from rag.settings import TrustSettings
 
-
 # The claim checks by words that were the defaults before the support judge (rag/judge/).
-WORD_CHECKS = ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"]
+WORD_CHECKS = [
+    "numbers",
+    "quantities",
+    "names",
+    "polarity",
+    "direction",
+    "coverage",
+    "similarity",
+    "paper_fit",
+]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import numpy as np
 from eval.judge.corpus import conference
 from rag.answer.trust import Trust
 from rag.answer.verify import ClaimInput, ClaimVerifier
+from rag.search.evidence import evidence_for
 from rag.settings import TrustSettings
 from rag.types import Paper
 
@@ -76,7 +78,6 @@ def judge_probabilities(rows: list[dict], embedder) -> list[float]:
     from rag import text as tx
     from rag.answer.trust.checks import support_score
     from rag.judge.support import passage, support_judge
-    from rag.search.evidence import evidence_for
 
     judge, pairs = support_judge(), []
     vectors = np.asarray(embedder.embed_batch([r["claim"] for r in rows]), dtype=np.float32)
@@ -84,7 +85,9 @@ def judge_probabilities(rows: list[dict], embedder) -> list[float]:
         ev = evidence_for(paper(r["paper_id"]), embedder)
         words = tx.content_words(r["claim"])
         scores = [support_score(vector, words, s) for s in ev.sentences]
-        pairs.append((r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, judge.sentences)))
+        pairs.append(
+            (r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, judge.sentences))
+        )
     return [j.supported for j in judge.judge(pairs)]
 
 
@@ -113,12 +116,26 @@ def run(rows: list[dict], way: str, embedder, llm=None, control: Path | None = N
             return stance(llm, text, ev.paper.display_title, passage)
 
     verifier = ClaimVerifier(None, embedder, trust_for(way), entail=entail)  # type: ignore[arg-type]
-    return [not verifier.check(ClaimInput(str(i), r["claim"]), paper(r["paper_id"])).supported
-            for i, r in enumerate(rows)]  # fmt: skip
+    flagged, seconds = [], []
+    for i, r in enumerate(rows):
+        of = paper(r["paper_id"])
+        if of.id not in verifier._evidence:  # its sentences embedded once, untimed, as in a running verify
+            verifier._evidence[of.id] = evidence_for(of, embedder)
+        started = time.perf_counter()
+        flagged.append(not verifier.check(ClaimInput(str(i), r["claim"]), of).supported)
+        seconds.append(time.perf_counter() - started)
+    TIMES[way] = seconds
+    return flagged
+
+
+# Seconds per claim of each way (the paper's sentences already embedded, as in a running `verify`).
+TIMES: dict[str, list[float]] = {}
 
 
 def table(rows: list[dict], results: dict[str, list[bool]]) -> str:
-    kinds = sorted({r["kind"] for r in rows}, key=lambda k: (truth(next(r for r in rows if r["kind"] == k)), k))
+    kinds = sorted(
+        {r["kind"] for r in rows}, key=lambda k: (truth(next(r for r in rows if r["kind"] == k)), k)
+    )
     ways = list(results)
     lines = ["| kind | n | " + " | ".join(ways) + " |", "|---|---|" + "---|" * len(ways)]
     for kind in kinds:
@@ -146,19 +163,25 @@ def balanced(rows: list[dict], flagged: list[bool]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--way", action="append", default=None, help="judge, rules, default, verdict, cascade, control")
+    parser.add_argument(
+        "--way", action="append", default=None, help="judge, rules, default, verdict, cascade, control"
+    )
     parser.add_argument("--out", type=Path, default=None, help="one JSON line per claim and way")
     parser.add_argument("--control", type=Path, default=None, help="the control judge's folder")
-    parser.add_argument("--halves", action="store_true", help="a table for each half of the claims (by paper)")
-    parser.add_argument("--probabilities", type=Path, default=None, help="write the judge's p(supported) per claim")
+    parser.add_argument(
+        "--halves", action="store_true", help="a table for each half of the claims (by paper)"
+    )
+    parser.add_argument(
+        "--probabilities", type=Path, default=None, help="write the judge's p(supported) per claim"
+    )
     args = parser.parse_args()
-    from rag.index.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from rag.index.embedding import embedder_from_settings
+    from rag.settings import Settings
 
     rows, ways = read(args.files), args.way or ["judge", "rules", "default"]
-    embedder, llm = SentenceTransformerEmbedder(), None
+    embedder, llm = embedder_from_settings(Settings()), None  # the embedder answers use
     if {"verdict", "cascade"} & set(ways):
         from rag.answer.pipeline import Pipeline
-        from rag.settings import Settings
 
         llm = Pipeline(Settings()).llm()
     results = {w: run(rows, w, embedder, llm, args.control) for w in ways}
@@ -175,6 +198,10 @@ def main() -> None:
                                               for r, p in zip(rows, probs)))  # fmt: skip
     print(f"{len(rows)} claims from {', '.join(p.name for p in args.files)}")
     print(table(rows, results))
+    for way, seconds in TIMES.items():
+        print(
+            f"{way}: seconds a claim p50 {np.percentile(seconds, 50):.3f}, p95 {np.percentile(seconds, 95):.3f}"
+        )
     for name in ("a", "b") if args.halves else ():
         idx = [i for i, r in enumerate(rows) if half(r["paper_id"]) == name]
         print(f"\nhalf {name}:")

@@ -33,7 +33,9 @@ def trainable(paper_id: str) -> bool:
 def conference(path: Path = CONFERENCE) -> dict[str, dict]:
     """Every paper of the conference file by id (title, abstract, status, ...)."""
     if not path.exists():
-        raise FileNotFoundError(f"the conference file is not at {path} (see ../shared/data/iclr2025/README.md)")
+        raise FileNotFoundError(
+            f"the conference file is not at {path} (see ../shared/data/iclr2025/README.md)"
+        )
     with gzip.open(path, "rt") as f:
         rows = [json.loads(line) for line in f]
     return {r["id"]: r for r in rows if r.get("abstract")}

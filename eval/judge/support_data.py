@@ -22,7 +22,6 @@ import argparse
 import json
 import random
 import re
-from pathlib import Path
 
 from eval.judge.corpus import DATA, abstract_sentences, conference, trainable, used_papers
 from rag import text as tx
@@ -74,33 +73,99 @@ def from_hand(claim: dict, rng: random.Random) -> list[dict]:
     if label == "supported" and shared:
         old = rng.choice(shared)
         others = sorted({n for s in abstract for n in _numbers(s)} - {old})
-        new = rng.choice(others) if others else f"{float(old.rstrip('%')) * 2:g}" + ("%" if old.endswith("%") else "")
-        rows.append(base | {"must": e, "source_swap": [e, old, new], "label": "contradicted", "kind": "source number"})
+        new = (
+            rng.choice(others)
+            if others
+            else f"{float(old.rstrip('%')) * 2:g}" + ("%" if old.endswith("%") else "")
+        )
+        rows.append(
+            base | {"must": e, "source_swap": [e, old, new], "label": "contradicted", "kind": "source number"}
+        )
     return rows
 
 
+# Words that point one way, each with one that points the other (the direction edits).
+_OPPOSITE = dict(
+    pair
+    for a, b in [("improves", "degrades"), ("improve", "degrade"), ("increases", "decreases"),
+                 ("increase", "decrease"), ("higher", "lower"), ("more", "fewer"), ("better", "worse"),
+                 ("faster", "slower"), ("outperforms", "underperforms"), ("outperform", "underperform"),
+                 ("reduces", "increases"), ("reduce", "increase"), ("larger", "smaller"), ("superior", "inferior"),
+                 ("boosts", "hurts"), ("enhances", "weakens"), ("surpasses", "trails"), ("gains", "losses"),
+                 ("strong", "weak"), ("stronger", "weaker"), ("efficient", "inefficient"), ("robust", "brittle")]
+    for pair in ((a, b), (b, a))
+)  # fmt: skip
+_AUXILIARY = re.compile(r" (is|are|was|were|can|could|does|do|did|will|would|should|may|might) (?!not )")
+
+
+def _negation(sentence: str) -> tuple[str, str] | None:
+    """Negate a sentence: drop its "not", or put one after its first auxiliary verb."""
+    if " not " in sentence:
+        return " not ", " "
+    m = _AUXILIARY.search(sentence)
+    return (m.group(0), f" {m.group(1)} not ") if m else None
+
+
+def _direction(sentence: str) -> tuple[str, str] | None:
+    """Reverse the first word of the sentence that points one way."""
+    for word in re.findall(r"[a-z]+", sentence):
+        if word in _OPPOSITE and f" {word} " in sentence:
+            return f" {word} ", f" {_OPPOSITE[word]} "
+    return None
+
+
+def _edits(sentence: str, abstract: list[str], rng: random.Random) -> list[tuple[str, tuple[str, str]]]:
+    """The edits that make a sentence false: (kind, (old, new)) for each that applies."""
+    found = [("negation", _negation(sentence)), ("direction", _direction(sentence)),
+             ("number", _other_number(sentence, abstract, rng)), ("name", _other_name(sentence, abstract, rng))]  # fmt: skip
+    return [(kind, edit) for kind, edit in found if edit]
+
+
 def from_copy(paper_id: str, rng: random.Random) -> list[dict]:
-    """One sentence of the abstract copied, under each label the source can give it."""
+    """One sentence of the abstract copied, under each label the source can give it: supported; its
+    sentence removed (unstated); the copy edited (contradicted); the source edited and the copy
+    unchanged (contradicted: the same claim under both labels, so the judge must read the source)."""
     abstract = abstract_sentences(paper_id)
     candidates = [i for i, s in enumerate(abstract) if len(s.split()) >= 8]
     if not candidates:
         return []
-    i = rng.choice(candidates)
+    # Mostly a sentence with a number or a word that points one way: the edits judges miss most.
+    pointed = [i for i in candidates if _numbers(abstract[i]) or _direction(abstract[i])]
+    i = rng.choice(pointed if pointed and rng.random() < 0.7 else candidates)
     base = {"paper": paper_id, "from": i}
     rows = [base | {"must": i, "label": "supported", "kind": "copy"},
             base | {"drop": i, "label": "unstated", "kind": "copy removed"}]  # fmt: skip
-    for kind, edit in (("copy number", _other_number), ("copy name", _other_name)):
-        swap = edit(abstract[i], abstract, rng)
-        if swap:
-            rows.append(base | {"must": i, "swap": list(swap), "label": "contradicted", "kind": kind})
+    for kind, edit in _edits(abstract[i], abstract, rng):
+        side = rng.choice(["claim", "source"])
+        change = {"swap": list(edit)} if side == "claim" else {"source_swap": [i, *edit]}
+        rows.append(base | {"must": i, "label": "contradicted", "kind": f"{side} {kind}"} | change)
     return rows
 
 
-def build(copies: int = 600, seed: int = 13) -> list[dict]:
+def source_edits(claim: dict, rng: random.Random) -> list[dict]:
+    """A true hand-written claim beside its sentence reversed or negated in the source, when the
+    claim says the word that was changed (contradicted: a fluent claim, a source that says otherwise)."""
+    e = int(claim["evidence_sentence"])
+    abstract = abstract_sentences(claim["paper_id"])
+    words = set(re.findall(r"[a-z]+", claim["claim"].lower()))
+    rows = []
+    for kind, edit in (("direction", _direction(abstract[e])), ("negation", _negation(abstract[e]))):
+        if edit and (
+            set(edit[0].split()) & words if kind == "direction" else " not " in edit[0] and "not" in words
+        ):
+            rows.append({"paper": claim["paper_id"], "claim": claim["claim"], "written": claim["id"], "must": e,
+                         "source_swap": [e, *edit], "label": "contradicted", "kind": f"source {kind}"})  # fmt: skip
+    return rows
+
+
+def build(copies: int = 1000, seed: int = 13) -> list[dict]:
     rng = random.Random(seed)
     written = [json.loads(line) for line in CLAIMS.read_text().splitlines() if line.strip()]
-    assert all(trainable(c["paper_id"]) for c in written), "a hand-written claim is about an untrainable paper"
+    assert all(trainable(c["paper_id"]) for c in written), (
+        "a hand-written claim is about an untrainable paper"
+    )
     rows = [row for claim in written for row in from_hand(claim, rng)]
+    rows += [row for claim in written if claim["label"] == "supported" for row in source_edits(claim, rng)]
     taken = used_papers(skip=(PAIRS,)) | {c["paper_id"] for c in written}
     pool = sorted(p for p in conference() if trainable(p) and p not in taken)
     rng.shuffle(pool)
@@ -130,7 +195,7 @@ def materialize(row: dict) -> tuple[str, str, list[str], str, int | None]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=600, help="papers whose sentences are copied")
+    parser.add_argument("--copies", type=int, default=1000, help="papers whose sentences are copied")
     args = parser.parse_args()
     rows = build(args.copies)
     PAIRS.parent.mkdir(parents=True, exist_ok=True)

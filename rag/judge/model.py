@@ -45,7 +45,9 @@ class Meta:
     def read(cls, folder: Path) -> Meta:
         path = folder / META_FILE
         if not path.exists():
-            raise JudgeLoadError(f"no judge in {folder}: {META_FILE} is missing (rebuild: python -m eval.judge.train)")
+            raise JudgeLoadError(
+                f"no judge in {folder}: {META_FILE} is missing (rebuild: python -m eval.judge.train)"
+            )
         raw = json.loads(path.read_text())
         return cls(raw["name"], tuple(raw["labels"]), int(raw["max_length"]), raw["sha256"],
                    int(raw.get("sentences", 3)))  # fmt: skip

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from rag.judge.model import WEIGHTS, PairModel
+from rag.judge.model import WEIGHTS, JudgeLoadError, PairModel
 
 SUPPORT = WEIGHTS / "support"
-LABELS = ("supported", "contradicted", "unstated")
 
 
-def passage(title: str, sentences: Sequence[str], scores: Sequence[float], k: int, must: int | None = None) -> str:
+def passage(
+    title: str, sentences: Sequence[str], scores: Sequence[float], k: int, must: int | None = None
+) -> str:
     """The title and the `k` best-scoring sentences ("" ones are absent), in the abstract's order;
     `must` (training: the sentence a claim is about) is always among them."""
     ranked = sorted((i for i, s in enumerate(sentences) if s), key=lambda i: -scores[i])
@@ -40,19 +41,25 @@ class Judgement:
         return max(LABELS, key=lambda name: getattr(self, name))
 
 
+# The classes, in the order of `Judgement`'s fields; meta.json names the model's output order.
+LABELS = tuple(Judgement.__dataclass_fields__)
+
+
 class SupportJudge:
     """Scores (claim, passage) pairs in batches."""
 
     def __init__(self, folder: Path = SUPPORT, threads: int = 2):
         self.model = PairModel(folder, threads=threads)
-        assert self.model.meta.labels == LABELS, f"{folder} is not a support judge: {self.model.meta.labels}"
+        if set(self.model.meta.labels) != set(LABELS):
+            raise JudgeLoadError(f"{folder} is not a support judge: its classes are {self.model.meta.labels}")
+        self.order = [self.model.meta.labels.index(name) for name in LABELS]
 
     @property
     def sentences(self) -> int:
         return self.model.meta.sentences
 
     def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
-        return [Judgement(*map(float, row)) for row in self.model.probabilities(pairs)]
+        return [Judgement(*map(float, row[self.order])) for row in self.model.probabilities(pairs)]
 
 
 @lru_cache(maxsize=2)

@@ -246,5 +246,7 @@ class Judged(ClaimCheck, name="judge"):
             return Check(self.name, True, f"unsure ({said.supported:.2f} supported)", sure=False)
         where = f": “{source.best.rstrip('.')}”" if source.best else ""
         if said.contradicted >= said.unstated:
-            return Check(self.name, False, f"the cited abstract says otherwise ({said.contradicted:.2f}){where}")
+            return Check(
+                self.name, False, f"the cited abstract says otherwise ({said.contradicted:.2f}){where}"
+            )
         return Check(self.name, False, f"the cited abstract does not state it ({said.unstated:.2f})")

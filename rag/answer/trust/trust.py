@@ -102,7 +102,7 @@ class Trust:
         close = tuple(sorted((s for _, s in ranked), key=lambda s: s.start))
         told = Claim(claim, frozenset(words), given, asked, tuple(subject), question)
         passage = source.paper.title + ". " + " ".join(s.text for s in shown)
-# The judge reads the best sentences of the whole abstract, not only those the prompt showed.
+        # The judge reads the best sentences of the whole abstract, not only those the prompt showed.
         every = source.sentences if "judge" in self.checks else []
         scores = [sc for sc, _ in scored] if whole else [ck.support_score(vector, words, s) for s in every]
         scores = scores if every else []
