@@ -52,7 +52,7 @@ def used_papers(skip: tuple[Path, ...] = ()) -> set[str]:
     ids = set(conference())
     used: set[str] = set()
     for path in EVAL.rglob("*.jsonl"):
-        if path in skip:
+        if path in skip or DATA in path.parents:  # the judges' own data may reuse trainable papers
             continue
         used |= {token for token in re.findall(r"[A-Za-z0-9_-]{10}", path.read_text()) if token in ids}
     return used

@@ -27,6 +27,8 @@ from eval.judge.corpus import DATA, abstract_sentences, conference, trainable, u
 from rag import text as tx
 
 CLAIMS = DATA / "support-claims.jsonl"
+# For hand-written claims: the evidence sentence edited by hand (short spans) so it flips the label.
+FLIPS = DATA / "support-flips.jsonl"
 PAIRS = DATA / "support-pairs.jsonl"
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?%?(?![\w-])")
 
@@ -158,6 +160,28 @@ def source_edits(claim: dict, rng: random.Random) -> list[dict]:
     return rows
 
 
+def flipped(written: dict[str, dict]) -> list[dict]:
+    """Each hand-written claim beside its evidence sentence edited by hand to flip its label: the
+    same fluent claim under both labels, so its wording alone cannot tell (the claim-only control
+    ranked true above false claims with AUC 0.665 without them)."""
+    if not FLIPS.exists():
+        return []
+    rows = []
+    for line in FLIPS.read_text().splitlines():
+        flip = json.loads(line) if line.strip() else None
+        claim = written.get(flip["id"]) if flip else None
+        if not claim:
+            continue
+        e = int(claim["evidence_sentence"])
+        sentence = abstract_sentences(claim["paper_id"])[e]
+        if not all(sentence.count(old) == 1 for old, _ in flip["edits"]):
+            continue  # an edit that does not name one span of the sentence: the label would be a guess
+        rows.append({"paper": claim["paper_id"], "claim": claim["claim"], "written": claim["id"], "must": e,
+                     "source_edits": [[e, old, new] for old, new in flip["edits"]],
+                     "label": flip["label_after"], "kind": f"flipped {claim['kind']}"})  # fmt: skip
+    return rows
+
+
 def build(copies: int = 1000, seed: int = 13) -> list[dict]:
     rng = random.Random(seed)
     written = [json.loads(line) for line in CLAIMS.read_text().splitlines() if line.strip()]
@@ -166,6 +190,7 @@ def build(copies: int = 1000, seed: int = 13) -> list[dict]:
     )
     rows = [row for claim in written for row in from_hand(claim, rng)]
     rows += [row for claim in written if claim["label"] == "supported" for row in source_edits(claim, rng)]
+    rows += flipped({c["id"]: c for c in written})
     taken = used_papers(skip=(PAIRS,)) | {c["paper_id"] for c in written}
     pool = sorted(p for p in conference() if trainable(p) and p not in taken)
     rng.shuffle(pool)
@@ -184,8 +209,7 @@ def materialize(row: dict) -> tuple[str, str, list[str], str, int | None]:
         old, new = row["swap"]
         claim = claim.replace(old, new, 1)
     source = list(abstract)
-    if row.get("source_swap"):
-        i, old, new = row["source_swap"]
+    for i, old, new in ([row["source_swap"]] if row.get("source_swap") else []) + row.get("source_edits", []):
         source[i] = source[i].replace(old, new, 1)
     must = row.get("must")
     if row.get("drop") is not None:
