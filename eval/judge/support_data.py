@@ -27,7 +27,8 @@ from eval.judge.corpus import DATA, abstract_sentences, conference, trainable, u
 from rag import text as tx
 
 CLAIMS = DATA / "support-claims.jsonl"
-# For hand-written claims: the evidence sentence edited by hand (short spans) so it flips the label.
+# For hand-written claims: the evidence sentence edited by hand so it flips the label, as character
+# spans of that sentence and what a helper wrote in their place (no abstract text is stored).
 FLIPS = DATA / "support-flips.jsonl"
 PAIRS = DATA / "support-pairs.jsonl"
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?%?(?![\w-])")
@@ -173,12 +174,9 @@ def flipped(written: dict[str, dict]) -> list[dict]:
         if not claim:
             continue
         e = int(claim["evidence_sentence"])
-        sentence = abstract_sentences(claim["paper_id"])[e]
-        if not all(sentence.count(old) == 1 for old, _ in flip["edits"]):
-            continue  # an edit that does not name one span of the sentence: the label would be a guess
         rows.append({"paper": claim["paper_id"], "claim": claim["claim"], "written": claim["id"], "must": e,
-                     "source_edits": [[e, old, new] for old, new in flip["edits"]],
-                     "label": flip["label_after"], "kind": f"flipped {claim['kind']}"})  # fmt: skip
+                     "source_spans": [e, flip["spans"]], "label": flip["label_after"],
+                     "kind": f"flipped {claim['kind']}"})  # fmt: skip
     return rows
 
 
@@ -209,8 +207,13 @@ def materialize(row: dict) -> tuple[str, str, list[str], str, int | None]:
         old, new = row["swap"]
         claim = claim.replace(old, new, 1)
     source = list(abstract)
-    for i, old, new in ([row["source_swap"]] if row.get("source_swap") else []) + row.get("source_edits", []):
+    if row.get("source_swap"):
+        i, old, new = row["source_swap"]
         source[i] = source[i].replace(old, new, 1)
+    if row.get("source_spans"):
+        i, spans = row["source_spans"]
+        for start, end, new in sorted(spans, reverse=True):  # from the end: earlier offsets stay valid
+            source[i] = source[i][:start] + new + source[i][end:]
     must = row.get("must")
     if row.get("drop") is not None:
         source[row["drop"]] = ""
