@@ -71,7 +71,7 @@ class TrustSettings(BaseModel):
         "(rag/answer/trust/); a JSON list. Available and off: `judge` (the support judge citewise trained, "
         "rag/judge/: removes a sentence it finds unsupported with p <= judge_remove, keeps one with p >= "
         "judge_keep without asking the model, and leaves the rest to the `verdict` stage; off because on dev "
-        "claims it flags 24% of contradictions, against 72% for the word checks, docs/evaluation.md), `topic` "
+        "claims it flags 25% of contradictions, against 72% for the word checks, docs/evaluation.md), `topic` "
         "(a sentence repeating two or more "
         "of the question's words must cite a paper holding most of them) and `entailment` (after the "
         "other checks, the model judges the sentence against the sentences of the cited abstract that "
