@@ -11,8 +11,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 from eval.metrics import percentiles
 from rag.index.embedding.choice import cpu_model
 from rag.judge.support import support_judge
@@ -21,22 +19,11 @@ CLAIMS = Path(__file__).resolve().parents[1] / "eval" / "claims" / "conference-d
 
 
 def pairs_of(path: Path) -> list[tuple[str, str]]:
-    from eval.judge.claims import paper as paper_of
-    from eval.judge.claims import read
-    from rag import text as tx
-    from rag.answer.trust.checks import support_score
+    from eval.judge.claims import judge_pairs, read
     from rag.index.embedding import embedder_from_settings
-    from rag.judge.support import passage
-    from rag.search.evidence import evidence_for
     from rag.settings import Settings
 
-    rows, embedder, out = read([path]), embedder_from_settings(Settings()), []
-    for r in rows:
-        vector = np.asarray(embedder.embed(r["claim"]), dtype=np.float32)
-        ev = evidence_for(paper_of(r["paper_id"]), embedder)
-        scores = [support_score(vector, tx.content_words(r["claim"]), s) for s in ev.sentences]
-        out.append((r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, 3)))
-    return out
+    return judge_pairs(read([path]), embedder_from_settings(Settings()))
 
 
 def main() -> None:

@@ -8,18 +8,6 @@ from typing import Any
 
 from rag.settings import TrustSettings
 
-# The claim checks by words that were the defaults before the support judge (rag/judge/).
-WORD_CHECKS = [
-    "numbers",
-    "quantities",
-    "names",
-    "polarity",
-    "direction",
-    "coverage",
-    "similarity",
-    "paper_fit",
-]
-
 
 @dataclass(frozen=True)
 class Config:
@@ -37,11 +25,6 @@ CONFIGS: dict[str, Config] = {
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
-        Config(
-            "wordchecks",
-            "hybrid with the word checks the support judge replaced, no judge (the defaults before it)",
-            {"trust": {"checks": WORD_CHECKS}},
-        ),
         Config(
             "topic",
             "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",

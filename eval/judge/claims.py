@@ -73,22 +73,28 @@ def trust_for(way: str) -> Trust:
     return Trust(defaults.model_copy(update={"checks": [c for c in checks if c != "paper_fit"]}))
 
 
-def judge_probabilities(rows: list[dict], embedder) -> list[float]:
-    """The support judge's probability that each claim is supported, read as the `judge` check reads it."""
+def judge_pairs(rows: list[dict], embedder) -> list[tuple[str, str]]:
+    """Each claim beside the passage the `judge` check reads: the title and the abstract's best
+    sentences by the answer check's support score."""
     from rag import text as tx
     from rag.answer.trust.checks import support_score
     from rag.judge.support import passage, support_judge
 
-    judge, pairs = support_judge(), []
+    k, pairs = support_judge().sentences, []
     vectors = np.asarray(embedder.embed_batch([r["claim"] for r in rows]), dtype=np.float32)
     for r, vector in zip(rows, vectors):
         ev = evidence_for(paper(r["paper_id"]), embedder)
         words = tx.content_words(r["claim"])
         scores = [support_score(vector, words, s) for s in ev.sentences]
-        pairs.append(
-            (r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, judge.sentences))
-        )
-    return [j.supported for j in judge.judge(pairs)]
+        pairs.append((r["claim"], passage(ev.paper.title, [s.text for s in ev.sentences], scores, k)))
+    return pairs
+
+
+def judge_probabilities(rows: list[dict], embedder) -> list[float]:
+    """The support judge's probability that each claim is supported, read as the `judge` check reads it."""
+    from rag.judge.support import support_judge
+
+    return [j.supported for j in support_judge().judge(judge_pairs(rows, embedder))]
 
 
 def half(paper_id: str) -> str:

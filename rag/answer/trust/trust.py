@@ -104,8 +104,12 @@ class Trust:
         passage = source.paper.title + ". " + " ".join(s.text for s in shown)
         # The judge reads the best sentences of the whole abstract, not only those the prompt showed.
         every = source.sentences if "judge" in self.checks else []
-        scores = [sc for sc, _ in scored] if whole else [ck.support_score(vector, words, s) for s in every]
-        scores = scores if every else []
+        # Asked about the whole abstract, `scored` already holds every sentence's score.
+        scores = (
+            [sc for sc, _ in scored]
+            if whole and every
+            else [ck.support_score(vector, words, s) for s in every]
+        )
         against = Source(passage, best.text if best else "", score, source.paper.text, source.paper.title,
                          tuple(s.text for s in every), tuple(scores))  # fmt: skip
         # With the model's verdict on, it judges negation: the word-level polarity check also flags
