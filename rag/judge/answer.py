@@ -1,0 +1,47 @@
+"""The answer judge: does this sentence of an abstract answer the question? A MiniLM cross-encoder
+citewise trained on questions written for conference abstracts (eval/judge/answer_data.py), read as
+int8 ONNX. It reads the question beside one sentence prefixed by its paper's title (the title names
+the method a question asks about; a sentence often says only "we propose"): the same text at
+training and at run time.
+
+Where a bi-encoder's cosine says "on the topic", the cross-encoder reads both texts together, so a
+sentence true of the paper but about another detail scores low (ARES; InPars-light).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from rag.judge.model import WEIGHTS, JudgeLoadError, PairModel
+
+ANSWER = WEIGHTS / "answer"
+LABELS = ("answers", "other")  # class 0: the sentence answers the question
+
+
+def shown(title: str, sentence: str) -> str:
+    """What the judge reads of a sentence: its paper's title, then the sentence."""
+    return f"{title}. {sentence}" if title else sentence
+
+
+class AnswerJudge:
+    """Scores (question, sentence) pairs: p(the sentence answers the question), in batches."""
+
+    def __init__(self, folder: Path = ANSWER, threads: int = 2):
+        self.model = PairModel(folder, threads=threads, batch_size=32)
+        if tuple(self.model.meta.labels) != LABELS:
+            raise JudgeLoadError(f"{folder} is not an answer judge: its classes are {self.model.meta.labels}")
+
+    def scores(self, question: str, texts: Sequence[tuple[str, str]]) -> np.ndarray:
+        """p(answers) for each (title, sentence) against one question."""
+        pairs = [(question, shown(title, sentence)) for title, sentence in texts]
+        return self.model.probabilities(pairs)[:, 0].astype(np.float64)
+
+
+@lru_cache(maxsize=2)
+def answer_judge(folder: Path = ANSWER, threads: int = 2) -> AnswerJudge:
+    """The shipped answer judge, loaded once per process."""
+    return AnswerJudge(folder, threads)
