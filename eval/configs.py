@@ -60,6 +60,14 @@ CONFIGS: dict[str, Config] = {
             )  # fmt: skip
             for n in (200, 240, 280, 350)
         ],
+        *[
+            Config(
+                f"floor{n:02d}",
+                f"hybrid, evidence by the answer judge, sentences beyond each source's best only at p >= 0.{n:02d}",
+                {"evidence_judge": True, "evidence_floor": n / 100},
+            )  # fmt: skip
+            for n in (2, 5, 10, 20)
+        ],
         Config("qwen0.5b", "hybrid with the 0.5B model", {"model": "qwen0.5b"}),
         Config("qwen1.5b", "hybrid with the 1.5B model (the chat default)", {"model": "qwen1.5b"}),
         Config("smollm2", "hybrid with SmolLM2-135M (CI speed, weak answers)", {"model": "smollm2"}),

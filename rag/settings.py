@@ -66,7 +66,7 @@ class TrustSettings(BaseModel):
         "`verdict` stage asks the model. Both set on dev claims (docs/evaluation.md).",
     )
     answer_refuse: float = Field(
-        0.1,
+        0.02,
         description="The `no_answering_sentence` rule: refuse before generating when no sentence of the "
         "sources answers the question with the answer judge's probability at least this (set on dev, "
         "docs/evaluation.md).",
@@ -101,10 +101,13 @@ class TrustSettings(BaseModel):
             "answer_removed",
             "off_question",
             "judged_unanswered",
+            "no_answering_sentence",
         ],
         description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered`: "
         "asked what, how or why (not a number or a paper, not a follow-up), the model grades its checked "
-        "answer in a short extra call, and an answer it grades unanswered is refused.",
+        "answer in a short extra call, and an answer it grades unanswered is refused. `no_answering_sentence`: "
+        "before the model writes, no sentence of the sources answers the question by the answer judge "
+        "(p < `answer_refuse`; needs `evidence_judge`; one-part questions, not lists).",
     )
 
 
@@ -210,10 +213,19 @@ class Settings(BaseSettings):
         "above the model's count). Reading the prompt is most of the time to the first token.",
     )
     evidence_judge: bool = Field(
-        False,
+        True,
         description="Order each source's sentences for the prompt by the answer judge citewise trained "
         "(rag/judge/answer.py: does this sentence answer the question?), fused with cosine + word overlap, "
-        "instead of by cosine + word overlap alone.",
+        "instead of by cosine + word overlap alone. On the conference dev split the offered sources hold 0.965 of "
+        "the required facts this way against 0.951, at the same prompt length; it costs about 0.5 s a question "
+        "on 2 cores (docs/evaluation.md).",
+    )
+    evidence_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="With `evidence_judge`: beyond each source's best sentence, a sentence enters the prompt "
+        "only when the answer judge gives it at least this p(answers) (0: the token budget alone decides).",
     )
     source_within: float = Field(
         0.35,

@@ -86,5 +86,7 @@ def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) 
     llm = FakeLLM(replies)
     trust = {"min_relevance": 0.2, "support_threshold": 0.3}
     trust |= {k: settings.pop(k) for k in list(settings) if k in TrustSettings.model_fields}
-    opts = {"data_dir": store.chroma_dir.parent, "trust": trust, **settings}
+    # The answer judge is real weights: logic tests run without it unless they ask for it
+    # (tests/test_answer_judge.py and the integration tests run it).
+    opts = {"data_dir": store.chroma_dir.parent, "trust": trust, "evidence_judge": False, **settings}
     return Pipeline(Settings(**opts), store=store, embedder=embedder, llm=llm), llm

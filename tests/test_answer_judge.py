@@ -179,3 +179,32 @@ def test_a_comparison_that_leaves_a_side_out_gets_that_sides_answering_sentence(
     assert {c.paper_id for c in answer.citations} == {"p-moe", "p-graph"}
     (added,) = [t for t in answer.trace if t.stage == "answered" and t.decision == "added"]
     assert "left out" in added.reason and "Graph Transformers" in added.reason
+
+
+def test_a_floor_keeps_sentences_the_judge_finds_no_answer_out_of_the_prompt():
+    def third(pairs):
+        return np.array(
+            [0.9 if "61%" in text else (0.3 if "compressed cache" in text else 0.01) for _, text in pairs]
+        )
+
+    emb = FakeEmbedder()
+    (ev,) = select_evidence(content_words(QUESTION), emb.embed(QUESTION), _results(), emb,
+                            budget_tokens=400, keep_within=10, answering=third, floor=0.2)  # fmt: skip
+    assert [ev.sentences[i].text for i in ev.chosen] == [ev.sentences[1].text, ev.sentences[2].text]
+    (ev,) = _select(third, budget=400)
+    assert len(ev.chosen) == len(ev.sentences)  # no floor: the budget alone decides
+
+
+def test_the_real_judge_refuses_a_detail_no_source_gives_before_the_model_writes(indexed, embedder):
+    from tests.conftest import make_pipeline
+
+    pipeline, llm = make_pipeline(indexed, embedder, [], evidence_judge=True)
+    answer = pipeline.ask("Which GPU trained the knowledge entropy model?")
+    assert answer.abstained and answer.abstain_code == "no_answering_sentence" and not llm.prompts
+    assert "The nearest, from “Knowledge Entropy Decay”" in answer.abstain_reason
+    # The same pipeline answers what a sentence answers: the model is asked.
+    pipeline, llm = make_pipeline(
+        indexed, embedder, ["Knowledge entropy declines steadily [1]."], evidence_judge=True
+    )
+    answer = pipeline.ask("How does knowledge entropy change during pretraining?")
+    assert not answer.abstained and llm.prompts

@@ -32,12 +32,12 @@ def screen(system: System, item) -> dict:
     judged = [(s.answers, s.text) for ev in evidence for s in ev.sentences if s.answers is not None]
     best = max(judged, default=(None, ""))
     today = pipeline.trust.without("no_answering_sentence").screen(intent, results)
-    return {"id": item.id, "answerable": item.answerable, "lists": intent.asks_for_papers, "best": best[0],
+    return {"id": item.id, "answerable": item.answerable, "lists": intent.asks_for_papers or len(intent.parts) > 1, "best": best[0],
             "sentence": best[1], "today": today.code if today else None}  # fmt: skip
 
 
 def report(rows: list[dict], name: str) -> None:
-    rows = [r for r in rows if not r["lists"] and r["best"] is not None]
+    rows = [r for r in rows if not r["lists"] and r["best"] is not None]  # lists and several parts: not judged
     pos = [r["best"] for r in rows if r["answerable"]]
     neg = [r["best"] for r in rows if not r["answerable"]]
     print(f"\n{name}: {len(pos)} answerable, {len(neg)} unanswerable; AUC {auc(pos, neg):.3f}")

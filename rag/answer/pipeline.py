@@ -364,6 +364,7 @@ class Pipeline:
                         budget_tokens=s.context_tokens // len(intent.parts),
                         vectors=self.sentence_vectors,
                         answering=self.answering(part),
+                        floor=s.evidence_floor,
                     )
                 )  # fmt: skip
             ]
@@ -372,7 +373,7 @@ class Pipeline:
         return select_evidence(intent.words, query_vector, results, self.embedder,
                                budget_tokens=s.context_tokens, keep_within=s.source_within,
                                paper_within=within, named=named, vectors=self.sentence_vectors,
-                               answering=self.answering(intent.query))  # fmt: skip
+                               answering=self.answering(intent.query), floor=s.evidence_floor)  # fmt: skip
 
     def answering(self, question: str):
         """The answer judge for `question` ((title, sentence) pairs in, p(answers) out), when the

@@ -87,6 +87,7 @@ def select_evidence(
     vectors: SentenceVectors | None = None,
     named: Sequence[str] = (),
     answering: Callable[[Sequence[tuple[str, str]]], np.ndarray] | None = None,
+    floor: float = 0.0,
 ) -> list[Evidence]:
     """Sentences of the top papers, best first, until the budget is spent; `asked` are the
     question's content words. Every paper used
@@ -95,7 +96,9 @@ def select_evidence(
     (`paper_score`) against the first paper's; a paper holding one of the question's `named`
     methods or datasets that the first paper lacks is kept by both. `answering` (the answer judge
     for this question: (title, sentence) pairs in, p(answers) out) orders the sentences the budget
-    takes; which papers are sources stays `fit`'s decision."""
+    takes; which papers are sources stays `fit`'s decision. With the judge, a sentence beyond each
+    source's best is added only when its p(answers) reaches `floor` (0: the budget alone decides),
+    so a question the judge finds answered in one sentence gets a short prompt."""
     if isinstance(asked, str):
         raise TypeError("select_evidence takes the question's content words, not the question")
     qv = np.asarray(query_vector, dtype=np.float32)
@@ -143,7 +146,8 @@ def select_evidence(
         ranked += [(ev.sentences[j].rank - 0.04 * k, k, j) for j in order[1:]]
     for _, k, j in sorted(ranked, reverse=True):
         cost = estimate_tokens(kept[k].sentences[j].text)
-        if spent + cost > budget_tokens:
+        answers = kept[k].sentences[j].answers
+        if spent + cost > budget_tokens or (answers is not None and answers < floor):
             continue
         kept[k].chosen.append(j)
         spent += cost

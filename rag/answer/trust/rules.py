@@ -70,11 +70,15 @@ class NoAnsweringSentence(
 ):
     """The answer judge finds no sentence of the sources likely to answer (a question about a
     detail the abstracts do not give): refused before the model writes, with the nearest sentence
-    shown. Lists of papers are not judged: a paper on the topic answers them."""
+    shown. Lists of papers are not judged (a paper on the topic answers them), nor questions in
+    several parts: the judge was trained on one-part questions, and a sentence answering one part
+    scores low against the whole (on dev, 4 of the 5 answerable items it refused were two-part)."""
 
     def refuse(self, answer: Screen) -> Refusal | None:
-        best = answer.answering
-        if best is None or answer.intent.asks_for_papers or best[0] >= self.settings.answer_refuse:
+        best, intent = answer.answering, answer.intent
+        if best is None or intent.asks_for_papers or len(intent.parts) > 1:
+            return None
+        if best[0] >= self.settings.answer_refuse:
             return None
         p, sentence, title = best
         return Refusal(self.name, f"The nearest, from “{title}”, is “{sentence}” ({p:.2f}).")
