@@ -123,7 +123,7 @@ def bench_answers(data: Path, models: list[str]) -> list[str]:
                 gen_tokens / (t.total - t.first_token) if t.first_token and t.total > t.first_token else 0
             )
             qv = pipeline.embedder.embed(q)
-            ev = pipeline.sources(q, qv, answer.retrieved)
+            ev = pipeline.sources(answer.intent, qv, answer.retrieved)
             llm.reset()
             p0 = time.perf_counter()
             llm.complete(build_messages(q, ev), max_tokens=1)
