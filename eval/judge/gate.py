@@ -37,7 +37,8 @@ def screen(system: System, item) -> dict:
 
 
 def report(rows: list[dict], name: str) -> None:
-    rows = [r for r in rows if not r["lists"] and r["best"] is not None]  # lists and several parts: not judged
+    # Lists and questions in several parts are not judged (`no_answering_sentence`).
+    rows = [r for r in rows if not r["lists"] and r["best"] is not None]
     pos = [r["best"] for r in rows if r["answerable"]]
     neg = [r["best"] for r in rows if not r["answerable"]]
     print(f"\n{name}: {len(pos)} answerable, {len(neg)} unanswerable; AUC {auc(pos, neg):.3f}")
