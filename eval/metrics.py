@@ -115,6 +115,19 @@ def list_precision(listed: Sequence[str], gold: Sequence[str]) -> float | None:
     return len(set(listed) & set(gold)) / len(set(listed)) if listed else 0.0
 
 
+def outside_area(areas: Sequence[str], wanted: str | None) -> float | None:
+    """1 when a listed paper's primary area is not the area the question states, else 0."""
+    if not wanted:
+        return None
+    norm = lambda a: " ".join((a or "").replace("&amp;", "&").lower().split())  # noqa: E731
+    return float(any(norm(a) != norm(wanted) for a in areas))
+
+
+def oversized(listed: Sequence[str], gold: Sequence[str]) -> float | None:
+    """1 when the list is longer than three times the papers that fit, else 0."""
+    return float(len(set(listed)) > 3 * len(set(gold))) if gold else None
+
+
 def outside_filter(statuses: Sequence[str], wanted: Sequence[str]) -> float | None:
     """1 when a listed paper's status is outside the statuses the question states, else 0."""
     if not wanted:

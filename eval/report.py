@@ -15,7 +15,7 @@ from eval.tables import fmt as _fmt
 from eval.tables import table
 
 RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10", "list_recall", "list_precision",
-             "list_outside_filter"]  # fmt: skip
+             "list_outside_filter", "list_outside_area", "list_oversized"]  # fmt: skip
 ANSWER = ["facts_cited", "fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
           "empty_slot", "prompt_tokens", "cached_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
@@ -36,7 +36,7 @@ HEADLINE = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", 
 # Per-item means that get a bootstrap 95 % interval in the report.
 WITH_CI = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
            "refused_answerable"]  # fmt: skip
-LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "list_outside_filter", "refused_answerable", "answer_words", "empty_slot",
+LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "list_outside_filter", "list_outside_area", "list_oversized", "refused_answerable", "answer_words", "empty_slot",
                                           "prompt_tokens"}  # fmt: skip
 
 

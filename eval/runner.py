@@ -16,7 +16,6 @@ from typing import Any
 from eval import metrics as m
 from eval.configs import Config
 from eval.gold import GoldItem
-from rag import questions as qs
 from rag import text as tx
 from rag.answer.pipeline import Pipeline
 from rag.answer.stages import OPTIONAL, judge
@@ -111,6 +110,10 @@ def survey_scores(item: GoldItem, hits) -> dict[str, float | None]:
         "list_outside_filter": m.outside_filter(
             [h.paper.status for h in hits], item.filter.get("status", [])
         ),
+        "list_outside_area": m.outside_area(
+            [h.paper.extra.get("primary_area", "") for h in hits], item.filter.get("area")
+        ),
+        "list_oversized": m.oversized(listed, item.papers),
         "listed": float(len(listed)),
     }
 
@@ -137,7 +140,7 @@ class System:
             if answer and self.baseline is None:
                 turns.append(Turn(question, self.pipeline.ask(question, history=turns)))
                 continue
-            intent = qs.parse(question, turns)
+            intent = self.pipeline.parse(question, turns)
             results = self.pipeline.search(
                 intent.query, self.pipeline.settings.answer_k, alternatives=intent.alternatives
             )
@@ -149,7 +152,7 @@ class System:
     def rank(self, question: str, turns: list[Turn]) -> tuple[str, list[str]]:
         if self.baseline is not None:
             return question, self.baseline.rank(question, RANK_DEPTH)
-        intent = qs.parse(question, turns)
+        intent = self.pipeline.parse(question, turns)
         ranked = self.pipeline.search(intent.query, RANK_DEPTH, alternatives=intent.alternatives)
         return intent.query, [r.paper.id for r in ranked]
 
@@ -229,7 +232,9 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         for t in turns
     ]  # fmt: skip
     if item.type == "survey" and system.baseline is None:
-        result.scores |= survey_scores(item, system.pipeline.survey.find(qs.parse(item.question, turns)))
+        result.scores |= survey_scores(
+            item, system.pipeline.survey.find(system.pipeline.parse(item.question, turns))
+        )
     if not answer:
         return result
     reply = system.ask(item.question, turns)

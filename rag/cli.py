@@ -138,6 +138,12 @@ def ask(
         "--format",
         help="text, or markdown: the answer with numbered references, to paste into notes.",
     ),
+    near_misses: bool = typer.Option(
+        False,
+        "--near-misses",
+        help="After a list of papers, the papers it cut: they hold the topic's words "
+        "but the judge read them as not about it.",
+    ),
 ) -> None:
     """Answer a question from the indexed papers, with citations."""
     from rag.answer.citations import draft_preview
@@ -184,6 +190,10 @@ def ask(
         return
     if answer.listing and not stream:
         print_list(answer.listing, answer.papers, answer.themes)
+    if near_misses and answer.near_misses:
+        print_list(
+            f"Cut as not about “{answer.intent.topic}” ({len(answer.near_misses)}):", answer.near_misses
+        )
     if drafting:
         typer.echo("\n")
         typer.secho("Checked answer:", bold=True)

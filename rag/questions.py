@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from rag import clauses
 from rag import text as tx
+from rag.said import said
 from rag.text import STOP_WORDS, content_words
 
 if TYPE_CHECKING:
+    from rag.judge.reader import Reader, Reading
     from rag.types import Paper, Turn
 
 
@@ -64,6 +66,7 @@ class Intent:
     about: Paper | None = None  # the one paper the last answer cited, when the question points at it
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
+    also: tuple[str, ...] = ()  # other names of the topic the question gives ("X, such as Y", "X or Y")
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
     wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
     like: str = ""  # "Papers like <title>": the title (or words of it) as said
@@ -97,9 +100,11 @@ class Intent:
         }
 
 
-def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
-    """The `Intent` of `question`, asked after the turns of `history`."""
-    filters, text = _said_filters(question)  # the rest reads the question without its filter words
+def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = None) -> Intent:
+    """The `Intent` of `question`, asked after the turns of `history`. `reader` (the trained
+    question reader) decides whether it asks for a list of papers and on what topic."""
+    reading = reader.read(question) if reader is not None else None
+    text = said(question).rest  # the rules read the question without its status words
     asks = _ASKS_FOR_PAPER.search(text)
     survey = _SURVEY.search(text)
     several = bool(survey) or (
@@ -107,10 +112,14 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         and (asks.group(1) or asks.group(2)).lower()
         in ("papers", "works", "studies", "articles", "submissions")
     )
-    asks = asks or survey
-    points = _points_at_paper(text, bool(asks))
+    if reading is not None:  # the trained reader decides a list by meaning, not by wording
+        several = reading.asks_for_list
+    stated = said(question, reading.topic if reading else "", listing=several)
+    text, filters = stated.rest, stated.filters
+    asks = _ASKS_FOR_PAPER.search(text) or (survey if several else None)
+    points = _points_at_paper(text, bool(asks) or several)
     refers = bool(_REFERS_BACK.search(text))
-    subjects, asked_each = ((), ()) if asks else clauses.subjects(text)
+    subjects, asked_each = ((), ()) if asks or several else clauses.subjects(text)
     like = _LIKE.match(text)
     if like:
         kind = Kind.SIMILAR
@@ -126,10 +135,11 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         kind = Kind.FOLLOW_UP
     else:
         kind = Kind.ONE_PAPER
-    alternatives = tuple(clauses.alternatives(text, asks)) if several else ()
-    topic, area = _topic(text[asks.end() :]) if several and asks else ("", "")
-    if area:
-        filters = {**filters, "area": (area.lower(),)}
+    topic, also, alternatives = _listed(text, asks, reading) if kind is Kind.SEVERAL_PAPERS else ("", (), ())
+    if kind is Kind.SEVERAL_PAPERS and not topic:  # no reader, or it found no topic words
+        topic, area = _topic(text[asks.end() :]) if asks else ("", "")
+        if area:
+            filters = {**filters, "area": (area.lower(),)}
     query = _standalone_query(text, history, refers)
     return Intent(
         question=question,
@@ -140,7 +150,7 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         words=frozenset(content_words(text)),
         alternatives=alternatives,
         described=tuple(_description(q) for q in (text, *alternatives)),
-        counts=() if asks else tuple(_counted(text)),
+        counts=() if asks or several else tuple(_counted(text)),
         yes_no=bool(_YES_NO.match(text)),
         refers_back=refers,
         points_at_paper=points,
@@ -150,13 +160,27 @@ def parse(question: str, history: Sequence[Turn] = ()) -> Intent:
         filters=filters,
         subjects=subjects,
         topic=topic,
+        also=also,
         counting=bool(_COUNTING.search(text)),
-        wants=_wanted(text, bool(asks)),
+        wants=_wanted(text, bool(asks) or several),
         like=like.group("title").strip(" \"'“”‘’") if like else "",
     )
 
 
 # ---- what is asked for
+
+
+def _listed(
+    text: str, asks: re.Match[str] | None, reading: Reading | None
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A list question's topic, the other names it gives the topic, and the question asked once per
+    name. The reader's spans when it read one; else the wording rules' ("Which papers do X or Y?")."""
+    if reading is None or not reading.topic:
+        alternatives = tuple(clauses.alternatives(text, asks)) if asks else ()
+        return "", (), alternatives
+    alternatives = tuple(text.replace(reading.topic, a, 1) for a in reading.also if reading.topic in text)
+    return reading.topic, reading.also, alternatives
+
 
 # "Which paper", and with up to three words saying what kind ("Which offline RL paper ..."); not
 # "works" after such words ("What learning rate works best?" asks for no paper).
@@ -268,39 +292,6 @@ def _counted(question: str) -> list[str]:
             break
         focus.append(word)
     return focus
-
-
-# ---- filters said in words
-
-# A status word before a word for papers ("Which oral papers ...", "accepted submissions") or as
-# the noun itself ("Which orals ..."): the same status filter `--filter status=` sets. "rejected"
-# is also "submitted": a venue string that never got a decision ("Submitted to ICLR 2025").
-_STATUS_WORDS = {
-    "oral": ("oral",),
-    "spotlight": ("spotlight",),
-    "poster": ("poster",),
-    "accepted": ("oral", "spotlight", "poster"),
-    "rejected": ("rejected", "submitted"),
-    "withdrawn": ("withdrawn",),
-}
-_PAPER_NOUN = r"(?:papers?|works?|submissions?|stud(?:y|ies)|articles?)"
-_STATUS = re.compile(
-    rf"\b(oral|spotlight|poster|accepted|rejected|withdrawn)\s+(?={_PAPER_NOUN}\b)|\b(orals|spotlights|posters)\b",
-    re.I,
-)
-
-
-def _said_filters(question: str) -> tuple[dict[str, tuple[str, ...]], str]:
-    """The metadata filters the question states, and the question without their words, so
-    "Which oral papers ...?" reads as "Which papers ...?"."""
-    statuses: list[str] = []
-    for m in _STATUS.finditer(question):
-        word = (m.group(1) or m.group(2)[:-1]).lower()
-        statuses += _STATUS_WORDS[word]
-    if not statuses:
-        return {}, question
-    plain = _STATUS.sub(lambda m: "" if m.group(1) else "papers", question)
-    return {"status": tuple(dict.fromkeys(statuses))}, re.sub(r"\s{2,}", " ", plain)
 
 
 # ---- the conversation

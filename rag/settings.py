@@ -129,6 +129,48 @@ class MapSettings(BaseModel):
     )
 
 
+class SurveySettings(BaseModel):
+    """Questions for a list of papers ("Which papers study X?", "What work looks at X, i.e. Y?")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reader: bool = Field(
+        True,
+        description="Read each question with the trained question reader (rag/judge/reader.py): whether it "
+        "asks for a list of papers and which words name the topic, by meaning rather than by wording; "
+        "false: the wording rules of rag/questions.py.",
+    )
+    judge: bool = Field(
+        True,
+        description="Keep a listed paper only when the answer judge reads its title and its sentence nearest "
+        "the topic as about the topic (rag/search/membership.py); candidates come from the topic's words and "
+        "from dense search. False: every paper whose text holds the topic's words is listed.",
+    )
+    keep: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="With `judge`: the judge's p(about the topic) a paper dense search offered needs to be listed.",
+    )
+    keep_words: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="With `judge`: the p a paper whose text holds the topic's words needs to be listed "
+        "(below it, the paper is a near-miss the answer counts).",
+    )
+    candidates: int = Field(
+        300,
+        ge=1,
+        description="With `judge`: papers read at most per list (those holding the topic's words first).",
+    )
+    dense: int = Field(
+        60,
+        ge=0,
+        description="With `judge`: papers dense search adds as candidates (nearest the question first).",
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="RAG_",
@@ -260,6 +302,10 @@ class Settings(BaseSettings):
         "(trust.on_contradiction).",
     )
 
+    survey: SurveySettings = Field(
+        default_factory=lambda: SurveySettings(),
+        description="Survey lists; set one field with RAG_SURVEY__<FIELD> (e.g. RAG_SURVEY__JUDGE=false).",
+    )
     map: MapSettings = Field(
         default_factory=lambda: MapSettings(),
         description="The conference map; set one field with RAG_MAP__<FIELD> (e.g. RAG_MAP__AFTER_INGEST=false).",

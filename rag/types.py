@@ -186,6 +186,7 @@ class Answer:
     trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
     intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
+    near_misses: list[Any] = field(default_factory=list)  # SurveyHit: papers on the words the judge cut
     listing: str = ""  # the sentence before that list (its count and the filters applied)
     themes: list[Any] = field(default_factory=list)  # rag.map.themes.Theme: the list grouped by theme
     topics: list[Any] = field(default_factory=list)  # rag.map.overview.TopicCount: "biggest topics" answers
@@ -220,6 +221,7 @@ class Answer:
             "trace": [asdict(t) for t in self.trace],
             "listing": self.listing,
             "papers": [h.to_json() for h in self.papers],
+            "near_misses": [h.to_json() for h in self.near_misses],
             "themes": [t.to_json() for t in self.themes],
             "topics": [t.to_json() for t in self.topics],
             "similar": [s.to_json() for s in self.similar],

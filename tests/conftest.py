@@ -88,5 +88,13 @@ def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) 
     trust |= {k: settings.pop(k) for k in list(settings) if k in TrustSettings.model_fields}
     # The answer judge is real weights: logic tests run without it unless they ask for it
     # (tests/test_answer_judge.py and the integration tests run it).
-    opts = {"data_dir": store.chroma_dir.parent, "trust": trust, "evidence_judge": False, **settings}
+    # So are the question reader and the survey's membership judge (tests/test_reader.py runs them).
+    survey = {"reader": False, "judge": False} | settings.pop("survey", {})
+    opts = {
+        "data_dir": store.chroma_dir.parent,
+        "trust": trust,
+        "evidence_judge": False,
+        "survey": survey,
+        **settings,
+    }
     return Pipeline(Settings(**opts), store=store, embedder=embedder, llm=llm), llm

@@ -99,9 +99,28 @@ def test_the_fresh_test_papers_were_never_named_in_any_other_gold_or_claim_file(
 
     own = {FRESH_OUT, CONFERENCE_GOLD / "test.jsonl", CONFERENCE_GOLD / "survey-test.jsonl"}
     fresh = {r["id"] for r in read_jsonl(FRESH_OUT)}
-    named = {pid for path in (ROOT / "eval").rglob("*.jsonl") if path not in own
+    # A survey list names every paper on its topic, and the judges' data (tested below) only
+    # trainable ones: neither is a set of items about those papers.
+    skipped = lambda path: path in own or path.name.startswith("survey-") or "judge" in path.parts  # noqa: E731
+    named = {pid for path in (ROOT / "eval").rglob("*.jsonl") if not skipped(path)
              for row in read_jsonl(path) for pid in _ids_in(row)}  # fmt: skip
     assert len(fresh) >= 100 and not fresh & named
+
+
+def test_training_data_holds_only_trainable_papers_and_none_of_a_sealed_set():
+    """Every paper the judges' and the reader's training data name has an id whose sha1 ends even,
+    and none is a paper of the sealed sets."""
+    from eval.draw import ROOT
+    from eval.gold import CONFERENCE_GOLD
+    from eval.judge.corpus import trainable
+
+    sealed = {p for row in read_jsonl(CONFERENCE_GOLD / "sealed.jsonl") for p in row.get("papers") or []}
+    named: set[str] = set()
+    for path in sorted((ROOT / "eval" / "judge" / "data").glob("*.jsonl")):
+        for row in read_jsonl(path):
+            named |= {row[k] for k in ("paper", "paper_id", "nearest") if isinstance(row.get(k), str)}
+    assert named and all(trainable(p) for p in named)
+    assert not named & sealed
 
 
 def test_dev_halves_side_by_side_show_each_half_and_the_gap():

@@ -61,7 +61,9 @@ def conference(tmp_path, store, embedder):
         (
             "Which rejected submissions work with point clouds?",
             "point clouds",
-            {"status": ("rejected", "submitted")},
+            {
+                "status": ("submitted",)
+            },  # OpenReview's word for a rejected paper; "rejected" is a desk rejection
             False,
         ),  # fmt: skip
     ],
@@ -140,3 +142,82 @@ def test_a_list_without_a_backed_summary_is_still_shown_with_the_closest_papers(
     assert (
         "3 indexed papers are about" in html and "No summary of the list" in html and "Closest papers" in html
     )
+
+
+class _Judge:
+    """A fake membership judge: p(about) 0.9 for a sentence holding `word`, else 0.1."""
+
+    def __init__(self, word: str):
+        self.word = word
+        self.asked: list[str] = []
+
+    def scores(self, question, texts):
+        self.asked.append(question)
+        return [0.9 if self.word in f"{t} {s}".lower() else 0.1 for t, s in texts]
+
+
+def _membership(embedder, word):
+    from rag.search.membership import Membership
+
+    class _Vectors:  # each sentence's vector by the fake embedder, as the store keeps them
+        def vectors(self, papers, embed):
+            import numpy as np
+
+            from rag import text as tx
+
+            return [
+                np.asarray(embed([p.abstract[a:b] for a, b in tx.sentence_spans(p.abstract)])) for p in papers
+            ]
+
+    return Membership(_Judge(word), embedder.embed_batch, _Vectors(), keep=0.5)
+
+
+def test_the_judge_keeps_papers_about_the_topic_and_counts_the_near_misses(conference, embedder):
+    # k-3 names Kolmogorov-Arnold networks only to say trees need no splines: the judge cuts it.
+    survey = Survey(
+        conference, _membership(embedder, "learn activations"), dense=lambda q, f: [], max_candidates=50
+    )
+    listed = survey.listing(parse("Which papers use Kolmogorov-Arnold networks?"))
+    assert [h.paper.id for h in listed.hits] == ["k-2"] and {h.paper.id for h in listed.cut} == {"k-1", "k-3"}
+    assert all(h.p is not None for h in listed.hits + listed.cut)
+    assert survey.membership.judge.asked == ["Which papers study Kolmogorov-Arnold networks?"]
+
+
+def test_dense_search_adds_candidates_the_judge_reads(conference, embedder):
+    # "o-1" names no word of the topic; dense search offers it and the judge keeps it.
+    survey = Survey(
+        conference, _membership(embedder, "protein"), dense=lambda q, f: ["o-1"], max_candidates=50
+    )
+    listed = survey.listing(parse("Which papers use Kolmogorov-Arnold networks?"))
+    assert [h.paper.id for h in listed.hits] == ["o-1"]
+    assert "o-1" not in {h.paper.id for h in listed.cut}  # a dense candidate cut is no near-miss
+
+
+def test_the_listing_sentence_says_what_was_cut_relaxed_and_cannot_be_applied():
+    intent = parse("Which papers study model editing?")
+    text = listing_sentence(
+        intent, [], cut=3, relaxed=["model editing -> editing"], unknown=["venue neurips 2024"]
+    )
+    assert "No indexed paper has venue neurips 2024" in text
+    assert "“model editing” as written (searched “editing”)" in text
+    assert "3 more papers mention it but are not about it" in text
+    rejected = parse("Which rejected papers study model editing?")
+    assert "(status: rejected)" in listing_sentence(
+        rejected, []
+    )  # the data's "submitted", in a reader's words
+
+
+def test_a_phrase_is_searched_whole_before_any_word_is_dropped(conference):
+    survey = Survey(conference)
+    counts, relaxed, core = survey.candidates(parse("Which papers study backdoor attacks?"), {})
+    assert set(counts) == core == {"d-1"} and relaxed == []  # "backdoor defence" is not "backdoor attacks"
+
+
+def test_the_page_shows_the_near_misses_behind_show_more(conference, embedder):
+    from ui.render import render_list
+
+    survey = Survey(conference, _membership(embedder, "learn activations"), dense=lambda q, f: [], max_candidates=50)
+    listed = survey.listing(parse("Which papers use Kolmogorov-Arnold networks?"))
+    html = render_list("1 indexed paper is about it:", listed.hits, (), listed.cut)
+    assert "show 2 more" in html and "Fast Trees" in html.split("show 2 more")[1]
+    assert "Fast Trees" not in html.split("show 2 more")[0]

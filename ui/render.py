@@ -10,6 +10,7 @@ import re
 
 from rag.answer.citations import draft_preview, render_text
 from rag.export import bibtex, cited_papers, markdown
+from rag.said import shown_status
 from rag.text import plain
 from rag.types import Answer, Citation, SearchResult
 
@@ -163,24 +164,29 @@ def render_themes(themes) -> str:
     return f'<div class="cw-themes">{"".join(blocks)}</div>\n\n'
 
 
-def render_list(sentence: str, hits, themes=()) -> str:
-    """Every paper that fits a survey question: grouped by theme first (when the map has them),
-    then as a compact table (title linked to its page, status, area, the sentence that shows it
-    fits), exportable as CSV and BibTeX."""
-    if not sentence:
-        return ""
-    rows = "".join(
+def _rows(hits) -> str:
+    return "".join(
         f"<tr><td>{h.rank}</td><td>{_link(h.paper.url, html.escape(h.paper.display_title))}</td>"
-        f"<td>{html.escape(h.paper.status)}</td><td>{html.escape(h.paper.extra.get('primary_area', ''))}</td>"
-        f"<td>{html.escape(h.sentence)}</td></tr>"
+        f"<td>{html.escape(shown_status(h.paper.status))}</td>"
+        f"<td>{html.escape(h.paper.extra.get('primary_area', ''))}</td><td>{html.escape(h.sentence)}</td></tr>"
         for h in hits
     )
-    table = (
-        '<table class="cw-list"><tr><th>#</th><th>paper</th><th>status</th><th>area</th>'
-        f"<th>why it fits</th></tr>{rows}</table>"
-        if hits
-        else ""
-    )
+
+
+def render_list(sentence: str, hits, themes=(), near=()) -> str:
+    """Every paper that fits a survey question: grouped by theme first (when the map has them),
+    then as a compact table (title linked to its page, status in a reader's words, area, the
+    sentence that shows it fits), exportable as CSV and BibTeX; the near-misses the judge cut
+    behind "show N more"."""
+    if not sentence:
+        return ""
+    head = "<tr><th>#</th><th>paper</th><th>status</th><th>area</th><th>why it fits</th></tr>"
+    table = f'<table class="cw-list">{head}{_rows(hits)}</table>' if hits else ""
+    if near:
+        table += (
+            f'<details class="cw-near"><summary>show {len(near)} more: they mention it, the judge read them as '
+            f'not about it</summary><table class="cw-list">{head}{_rows(near)}</table></details>'
+        )
     export = (
         '<div class="cw-export"><button class="cw-csv">Download CSV (the list)</button>'
         f'<pre class="cw-csv">{_one_line(papers_csv(hits))}</pre>'
@@ -261,14 +267,14 @@ def render_answer(answer: Answer, msg_id: str) -> str:
         return body + "\n\n---\n" + render_closest(answer.retrieved)
     if answer.abstained:
         return (
-            render_list(answer.listing, answer.papers, answer.themes)
+            render_list(answer.listing, answer.papers, answer.themes, answer.near_misses)
             + f"**{esc(answer.text)}**\n\n<sub>{esc(answer.abstain_reason)}</sub>\n\n"
             + render_not_found(answer)
             + render_trace(answer)
             + "\n---\n"
             + render_closest(answer.retrieved)
         )
-    listed = render_list(answer.listing, answer.papers, answer.themes)
+    listed = render_list(answer.listing, answer.papers, answer.themes, answer.near_misses)
     body = listed + render_text(
         answer.sentences,
         answer.citations,

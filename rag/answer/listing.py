@@ -1,21 +1,52 @@
 """Survey answers on the answer side: the sentence that introduces the list of every fitting paper
-(its count, and the filters applied)."""
+(its count, the filters applied in a reader's words, a filter the index cannot apply, the phrases
+searched in place of ones that found too little, and how many near-misses the judge cut)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rag import filters as flt
 from rag.questions import Intent
+from rag.said import shown_status
 from rag.search.survey import SurveyHit
 
 
-def listing_sentence(intent: Intent, hits: list[SurveyHit], filters: flt.Filters | None = None) -> str:
+def _within(applied: flt.Filters) -> str:
+    """ "status: rejected; area: learning theory" — statuses in a reader's words."""
+    shown = {
+        k: tuple(dict.fromkeys(shown_status(v) for v in vs)) if k == "status" else vs
+        for k, vs in applied.items()
+    }
+    return f" ({flt.describe(shown)})" if shown else ""
+
+
+def listing_sentence(
+    intent: Intent,
+    hits: list[SurveyHit],
+    filters: flt.Filters | None = None,
+    *,
+    cut: int = 0,
+    relaxed: Sequence[str] = (),
+    unknown: Sequence[str] = (),
+) -> str:
     """ "7 indexed papers (status: oral) are about “Kolmogorov-Arnold networks (KANs)”:" — the count
     answers a "How many papers ...?" question; the filters (the question's and `filters`) say what
-    the list was kept within."""
-    applied = flt.combine(filters, intent.filters)
-    within = f" ({flt.describe(applied)})" if applied else ""
+    the list was kept within. `unknown`: filter values the index holds no paper with, said rather
+    than ignored; `relaxed`: "phrase -> shorter phrase" searched instead; `cut`: near-misses the
+    judge read as not about the topic."""
+    within = _within(flt.combine(filters, intent.filters))
+    notes = []
+    if unknown:
+        notes.append(f"No indexed paper has {' or '.join(unknown)}, so nothing can be listed for it.")
+    if relaxed:
+        notes.append("Too few papers use " + "; ".join(f"“{a}” as written (searched “{b}”)" for a, b in
+                                                      (r.split(" -> ", 1) for r in relaxed)) + ".")  # fmt: skip
+    if cut:
+        notes.append(f"{cut} more paper{'' if cut == 1 else 's'} mention{'s' if cut == 1 else ''} it but "
+                     f"{'is' if cut == 1 else 'are'} not about it (not listed; `citewise ask --near-misses` shows them).")  # fmt: skip
     n = len(hits)
-    papers = f"{n} indexed paper{'' if n == 1 else 's'}{within}"
+    lead = " ".join(notes) + (" " if notes else "")
     if not n:
-        return f"No indexed paper{within} is about “{intent.topic}”."
-    return f"{papers} {'is' if n == 1 else 'are'} about “{intent.topic}”:"
+        return f"{lead}No indexed paper{within} is about “{intent.topic}”."
+    return f"{lead}{n} indexed paper{'' if n == 1 else 's'}{within} {'is' if n == 1 else 'are'} about “{intent.topic}”:"

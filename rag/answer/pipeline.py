@@ -22,7 +22,7 @@ from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
 from rag.answer.trust import Stance, Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
-from rag.filters import Filters, combine
+from rag.filters import Filters, chroma_where, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
@@ -35,7 +35,7 @@ from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
 from rag.search.similar import named_paper, similar, similar_text
-from rag.search.survey import Survey, SurveyHit
+from rag.search.survey import Survey, SurveyHit, SurveyList
 from rag.settings import Settings
 from rag.text import content_words, strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
@@ -159,7 +159,7 @@ class Pipeline:
         s = self.settings
         started = time.perf_counter()
         question = self.validate(question)
-        intent = qs.parse(question, history)
+        intent = self.parse(question, history)
         within = self.store.resolve(combine(filters, intent.filters))  # the question's own ones too
         if intent.kind is qs.Kind.TOPICS:
             yield from self._topics(intent, within, started)
@@ -167,7 +167,8 @@ class Pipeline:
         if intent.kind is qs.Kind.SIMILAR:
             yield from self._similar(intent, started)
             return
-        hits = self.survey.find(intent, within) if intent.asks_for_papers else []
+        listed = self.survey.listing(intent, within) if intent.asks_for_papers else SurveyList([], [], [])
+        hits = listed.hits
         themes = self.themes(hits, intent.topic)
         qvec, results = self.find(
             intent, k=k, filters=within, listed={h.paper.id for h in hits}, themes=themes
@@ -175,7 +176,18 @@ class Pipeline:
         query = intent.query
         timings = Timings(retrieval=time.perf_counter() - started)
         yield SourcesEvent(query, results)
-        listing = listing_sentence(intent, hits, within) if intent.topic and intent.asks_for_papers else ""
+        listing = (
+            listing_sentence(
+                intent,
+                hits,
+                within,
+                cut=len(listed.cut),
+                relaxed=listed.relaxed,
+                unknown=self._unknown(intent.filters),
+            )  # fmt: skip
+            if intent.topic and intent.asks_for_papers
+            else ""
+        )
         if listing:
             yield SurveyEvent(listing, hits, themes)
 
@@ -183,7 +195,7 @@ class Pipeline:
             timings.total = time.perf_counter() - started
             if hits and fields.get("abstained"):  # the list answers; no synthesis was backed
                 fields |= {"abstained": False, "text": ""}
-            base = dict(papers=hits, themes=themes, listing=listing, question=question, intent=intent, text="", citations=[],
+            base = dict(papers=hits, near_misses=listed.cut, themes=themes, listing=listing, question=question, intent=intent, text="", citations=[],
                         sentences=[], abstained=False, retrieved=results, timings=timings, query=query)  # fmt: skip
             return AnswerEvent(Answer(**{**base, **fields}))
 
@@ -259,9 +271,49 @@ class Pipeline:
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         return fields | {"paper_confirmed": confirmed, "entailed": entailed}
 
+    def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
+        """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""
+        return qs.parse(question, history, reader=self.reader)
+
+    @cached_property
+    def reader(self):
+        if not self.settings.survey.reader:
+            return None
+        from rag.judge.reader import question_reader
+
+        return question_reader()
+
     @cached_property
     def survey(self) -> Survey:
-        return Survey(self.store)
+        s = self.settings.survey
+        if not s.judge:
+            return Survey(self.store)
+        from rag.judge.answer import about_judge
+        from rag.search.membership import Membership
+
+        judge = Membership(about_judge(), self.embedder.embed_batch,
+                           self.sentence_vectors, s.keep, s.keep_words)  # fmt: skip
+        return Survey(self.store, judge, self._dense_papers, s.candidates)
+
+    def _unknown(self, said: Filters) -> list[str]:
+        """The filter values a question states that no indexed paper has ("venue neurips 2024")."""
+        facets = self.store.facets() if said else {}
+        known = lambda k, v: any(v == f or (k == "area" and v in f) for f in facets.get(k, []))  # noqa: E731
+        return [f"{k} {v}" for k, vs in said.items() for v in vs if not known(k, v)]
+
+    def _dense_papers(self, question: str, within: Filters) -> list[str]:
+        """The ids of the papers dense search finds nearest the question, within the filters."""
+        want = self.settings.survey.dense
+        if not want:
+            return []
+        hits = self.store.collection.query(query_embeddings=[self.embedder.embed(question)],
+                                           n_results=max(1, min(3 * want, self.store.count())),
+                                           where=chroma_where(within), include=["metadatas"])  # fmt: skip
+        ids = [
+            (m or {}).get("paper_id") or cid.split("::")[0]
+            for cid, m in zip(hits["ids"][0], hits["metadatas"][0])
+        ]
+        return list(dict.fromkeys(ids))[:want]
 
     def _topics(self, intent: Intent, within: Filters, started: float) -> Iterator[Event]:
         """The answer to "What are the biggest topics ...?": counted on the map, no model."""

@@ -19,6 +19,7 @@ import numpy as np
 from rag.judge.model import WEIGHTS, JudgeLoadError, PairModel
 
 ANSWER = WEIGHTS / "answer"
+ABOUT = WEIGHTS / "about"
 LABELS = ("answers", "other")  # class 0: the sentence answers the question
 
 
@@ -30,15 +31,33 @@ def shown(title: str, sentence: str) -> str:
 class AnswerJudge:
     """Scores (question, sentence) pairs: p(the sentence answers the question), in batches."""
 
+    labels = LABELS
+    what = "an answer judge"
+
     def __init__(self, folder: Path = ANSWER, threads: int = 2):
         self.model = PairModel(folder, threads=threads, batch_size=32)
-        if tuple(self.model.meta.labels) != LABELS:
-            raise JudgeLoadError(f"{folder} is not an answer judge: its classes are {self.model.meta.labels}")
+        if tuple(self.model.meta.labels) != self.labels:
+            raise JudgeLoadError(f"{folder} is not {self.what}: its classes are {self.model.meta.labels}")
 
     def scores(self, question: str, texts: Sequence[tuple[str, str]]) -> np.ndarray:
         """p(answers) for each (title, sentence) against one question."""
         pairs = [(question, shown(title, sentence)) for title, sentence in texts]
         return self.model.probabilities(pairs)[:, 0].astype(np.float64)
+
+
+class AboutJudge(AnswerJudge):
+    """Scores (question "Which papers study X?", a paper's title and sentence) pairs: p(the paper is
+    about X). Trained on the survey lists (eval/judge/train_about.py): a paper that only mentions
+    X in passing is not about it."""
+
+    labels = ("about", "other")
+    what = "a membership judge"
+
+
+@lru_cache(maxsize=2)
+def about_judge(folder: Path = ABOUT, threads: int = 2) -> AboutJudge:
+    """The shipped membership judge, loaded once per process."""
+    return AboutJudge(folder, threads)
 
 
 @lru_cache(maxsize=2)

@@ -17,12 +17,14 @@ How a topic becomes phrases, each step measured on the survey dev split:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rag import filters as flt
 from rag import text as tx
 from rag.index.store import Store
 from rag.questions import Intent
+from rag.search.membership import Membership
 from rag.types import Paper
 
 # A word in more than this share of the chunks says nothing about a topic ("model": 69 %).
@@ -42,11 +44,12 @@ class SurveyHit:
     rank: int
     paper: Paper
     sentence: str
+    p: float | None = None  # the judge's p(about the topic), when a judge decided
 
     def to_json(self) -> dict:
         p = self.paper
         return {"rank": self.rank, "paper_id": p.id, "title": p.display_title, "url": p.url,
-                "status": p.status, "area": p.extra.get("primary_area", ""), "sentence": self.sentence}  # fmt: skip
+                "status": p.status, "area": p.extra.get("primary_area", ""), "sentence": self.sentence, "p": self.p}  # fmt: skip
 
 
 def phrases(topic: str) -> tuple[list[str], list[str]]:
@@ -59,73 +62,144 @@ def phrases(topic: str) -> tuple[list[str], list[str]]:
     return (parts or acronyms), (acronyms if parts else [])
 
 
-class Survey:
-    """The papers of an index that fit a survey question (`find`)."""
+@dataclass
+class SurveyList:
+    """A survey question's list: the papers listed, the near-misses the judge cut (papers whose
+    text holds the topic's words but that it read as not about the topic), and the phrases
+    searched in place of ones that found too little ("phrase -> shorter phrase")."""
 
-    def __init__(self, store: Store):
+    hits: list[SurveyHit]
+    cut: list[SurveyHit]
+    relaxed: list[str]
+
+
+class Survey:
+    """The papers of an index that fit a survey question (`listing`). With `membership` (the
+    answer judge) and `dense` (question -> paper ids, nearest first), candidates from the topic's
+    words and from dense search are each kept or cut by the judge."""
+
+    def __init__(self, store: Store, membership: Membership | None = None,
+                 dense: Callable[[str, flt.Filters], list[str]] | None = None, max_candidates: int = 300):  # fmt: skip
         self.store = store
         self.keyword = store.keyword_index()
+        self.membership, self.dense, self.max_candidates = (
+            membership,
+            dense or (lambda q, f: []),
+            max_candidates,
+        )
 
-    def _units(self, phrase: str, df: dict[str, int]) -> list[list[str]]:
-        """The phrase's words as stems (a hyphenated word is one unit), ubiquitous ends dropped."""
-        units = [u for u in (tx.keyword_terms(w) for w in phrase.split()) if u]
-        units = [[t for t in u if df.get(t)] for u in units]
-        units = [u for u in units if u]
-        n = self.keyword.size or 1
+    def _units(self, phrase: str, df: dict[str, int]) -> list[tuple[str, list[str]]]:
+        """The phrase's words, each with its stems (a hyphenated word is one unit)."""
+        units = [(w, [t for t in tx.keyword_terms(w) if df.get(t)]) for w in phrase.split()]
+        return [(w, u) for w, u in units if u]
 
-        def ubiquitous(u: list[str]) -> bool:
-            return all(df[t] > UBIQUITOUS * n for t in u)
+    def _find(self, units: list[tuple[str, list[str]]], filters: flt.Filters) -> set[str]:
+        return set(self.keyword.chunks_with_phrase([t for _, u in units for t in u], MAX_CHUNKS, filters))
 
-        # One head noun at each end at most: "protein language models" keeps "language".
-        if len(units) > 1 and ubiquitous(units[-1]):
-            units.pop()
-        if len(units) > 1 and ubiquitous(units[0]):
-            units.pop(0)
-        return units
-
-    def _chunks(self, phrase: str, filters: flt.Filters) -> set[str]:
+    def _chunks(self, phrase: str, filters: flt.Filters) -> tuple[set[str], set[str], str]:
+        """The chunks holding the phrase as written, the chunks a shorter form of it adds, and that
+        shorter form ("" when none). Only when the phrase as written finds fewer than `RELAX_BELOW`
+        papers: a word the whole index uses everywhere goes from an end ("equivariant models" ->
+        "equivariant"; "model editing" stays whole, it finds enough), then the last word while a
+        rare one stays. (Searching the shorter form always and letting the membership judge cut
+        was measured: "model merging" -> "merging" listed 116 papers, 38 of them about it.)"""
         terms = list(dict.fromkeys(tx.keyword_terms(phrase)))
         df = self.keyword.frequencies(terms)
         units = self._units(phrase, df)
         n = self.keyword.size or 1
-        found = set(self.keyword.chunks_with_phrase([t for u in units for t in u], MAX_CHUNKS, filters))
-        while len(units) > 1 and len({c.split("::")[0] for c in found}) < RELAX_BELOW:
-            if not any(df[t] < RARE * n for u in units[:-1] for t in u):
-                break
-            units.pop()
-            found = set(self.keyword.chunks_with_phrase([t for u in units for t in u], MAX_CHUNKS, filters))
-        return found
+        found = self._find(units, filters)
+        few = len({c.split("::")[0] for c in found}) < RELAX_BELOW
+
+        def ubiquitous(unit: tuple[str, list[str]]) -> bool:
+            return all(df[t] > UBIQUITOUS * n for t in unit[1])
+
+        shorter = list(units)
+        if few and len(shorter) > 1 and ubiquitous(shorter[-1]):
+            shorter.pop()
+        if few and len(shorter) > 1 and ubiquitous(shorter[0]):
+            shorter.pop(0)
+        while few and len(shorter) > 1 and any(df[t] < RARE * n for _, u in shorter[:-1] for t in u):
+            shorter.pop()
+        if len(shorter) == len(units):
+            return found, set(), ""
+        wider = self._find(shorter, filters)
+        extra = {c for c in wider if c.split("::")[0] not in {f.split("::")[0] for f in found}}
+        return found, extra, (" ".join(w for w, _ in shorter) if extra else "")
 
     def _acronym_chunks(self, acronym: str, words: set[str], filters: flt.Filters) -> set[str]:
         ids = self.keyword.name_chunks(tx.name_forms(acronym), MAX_CHUNKS, filters)
         docs = self.store.chunks(ids)
         return {cid for cid, (doc, _) in docs.items() if words & set(tx.keyword_terms(doc))}
 
-    def find(self, intent: Intent, filters: flt.Filters | None = None) -> list[SurveyHit]:
-        """Every paper fitting `intent` within `filters` and the filters the question states,
-        ranked: papers whose title holds the topic first, then by how many of their chunks do."""
-        if not intent.topic:
-            return []
-        stored = self.store.resolve(flt.combine(filters, intent.filters))
-        long, acronyms = phrases(intent.topic)
+    def candidates(self, intent: Intent, filters: flt.Filters) -> tuple[dict[str, int], list[str], set[str]]:
+        """The papers whose chunks hold a phrase of the topic or of its other names (with how many
+        chunks do), the phrases searched in place of the ones written when too few papers held
+        those, and the papers the topic's own phrases found (an alternative or a gloss, "such as
+        video", is weaker evidence than the topic as named)."""
+        # The topic and its other names as one "X or Y or Z": one word after a longer phrase
+        # shares its head ("antibody design or optimization" -> "antibody optimization").
+        every, acronyms = phrases(" or ".join([intent.topic, *intent.also]))
+        own = set(phrases(intent.topic)[0])
         chunks: set[str] = set()
-        for phrase in long:
-            chunks |= self._chunks(phrase, stored)
-        terms = list({t for p in long for t in tx.keyword_terms(p)})
+        core: set[str] = set()
+        relaxed: list[str] = []
+        for phrase in dict.fromkeys(every):
+            found, extra, instead = self._chunks(phrase, filters)
+            chunks |= found | extra
+            core |= found if phrase in own else set()
+            if instead:
+                relaxed.append(f"{phrase} -> {instead}")
+        terms = list({t for p in every for t in tx.keyword_terms(p)})
         n = self.keyword.size or 1
         words = {
             t for t, d in self.keyword.frequencies(terms).items() if 0 < d <= max(ACRONYM_CONTEXT * n, 2)
         }
         for acronym in acronyms:
-            chunks |= self._acronym_chunks(acronym, words, stored)
+            found = self._acronym_chunks(acronym, words, filters)
+            chunks |= found
+            core |= found
         counts: dict[str, int] = {}
         for cid in chunks:
             pid = cid.split("::")[0]
             counts[pid] = counts.get(pid, 0) + 1
-        papers = list(self.store.papers(list(counts)).values())
-        stems = [tx.keyword_terms(p) for p in long]
-        ranked = sorted(papers, key=lambda p: (-_in_title(p, stems), -counts[p.id], p.display_title))
-        return [SurveyHit(i, p, _showing(p, stems)) for i, p in enumerate(ranked, 1)]
+        return counts, relaxed, {c.split("::")[0] for c in core}
+
+    def listing(self, intent: Intent, filters: flt.Filters | None = None) -> SurveyList:
+        """Every paper fitting `intent` within `filters` and the filters the question states,
+        ranked: papers whose title holds the topic first, then the judge's p (with a judge) or
+        how many of their chunks hold it. With a judge, dense search adds candidates, and each
+        candidate is kept only when the judge reads it as about the topic (`keep_words` for papers
+        holding the topic's own words, `keep` for those an alternative name or dense search found)."""
+        if not intent.topic:
+            return SurveyList([], [], [])
+        stored = self.store.resolve(flt.combine(filters, intent.filters))
+        counts, relaxed, core = self.candidates(intent, stored)
+        stems = [tx.keyword_terms(p) for p in phrases(intent.topic)[0] + list(intent.also)]
+        if self.membership is None:
+            papers = list(self.store.papers(list(counts)).values())
+            ranked = sorted(papers, key=lambda p: (-_in_title(p, stems), -counts[p.id], p.display_title))
+            return SurveyList(
+                [SurveyHit(i, p, _showing(p, stems)) for i, p in enumerate(ranked, 1)], [], relaxed
+            )
+        ordered = sorted(counts, key=lambda pid: (pid not in core, -counts[pid]))[: self.max_candidates]
+        dense = [pid for pid in self.dense(intent.query, stored) if pid not in counts]
+        ids = ordered + dense  # `dense` is already capped (survey.dense)
+        papers = self.store.papers(ids)
+        judged = self.membership.read(intent.topic, intent.also, [papers[i] for i in ids if i in papers])
+        # A paper that holds the topic's own words needs less of the judge than one an alternative
+        # name or dense search offered: the words are evidence too.
+        need = lambda j: self.membership.keep_words if j.paper.id in core else self.membership.keep  # noqa: E731
+        kept = sorted((j for j in judged if j.p >= need(j)),
+                      key=lambda j: (-_in_title(j.paper, stems), -j.p, j.paper.display_title))  # fmt: skip
+        cut = sorted((j for j in judged if j.p < need(j) and j.paper.id in core), key=lambda j: -j.p)
+        hit = lambda i, j: SurveyHit(i, j.paper, j.sentence, j.p)  # noqa: E731
+        return SurveyList(
+            [hit(i, j) for i, j in enumerate(kept, 1)], [hit(i, j) for i, j in enumerate(cut, 1)], relaxed
+        )
+
+    def find(self, intent: Intent, filters: flt.Filters | None = None) -> list[SurveyHit]:
+        """The listed papers of `listing`."""
+        return self.listing(intent, filters).hits
 
 
 def _in_title(paper: Paper, stems: list[list[str]]) -> bool:
