@@ -24,7 +24,7 @@ from rag import filters as flt
 from rag import text as tx
 from rag.index.store import Store
 from rag.questions import Intent
-from rag.search.membership import Membership
+from rag.search.membership import Judged, Membership
 from rag.types import Paper
 
 # A word in more than this share of the chunks says nothing about a topic ("model": 69 %).
@@ -185,14 +185,22 @@ class Survey:
         dense = [pid for pid in self.dense(intent.query, stored) if pid not in counts]
         ids = ordered + dense  # `dense` is already capped (survey.dense)
         papers = self.store.papers(ids)
-        judged = self.membership.read(intent.topic, intent.also, [papers[i] for i in ids if i in papers])
+        # With `keep_words` 0 the topic's own words list a paper whatever the judge says: it reads
+        # only the others (a tenth of the pairs for a long list).
+        unread = {i for i in ordered if i in core} if self.membership.keep_words <= 0 else set()
+        judged = [
+            Judged(papers[i], 1.0, _showing(papers[i], stems)) for i in ordered if i in unread and i in papers
+        ]
+        judged += self.membership.read(
+            intent.topic, intent.also, [papers[i] for i in ids if i in papers and i not in unread]
+        )
         # A paper that holds the topic's own words needs less of the judge than one an alternative
         # name or dense search offered: the words are evidence too.
         need = lambda j: self.membership.keep_words if j.paper.id in core else self.membership.keep  # noqa: E731
         kept = sorted((j for j in judged if j.p >= need(j)),
                       key=lambda j: (-_in_title(j.paper, stems), -j.p, j.paper.display_title))  # fmt: skip
         cut = sorted((j for j in judged if j.p < need(j) and j.paper.id in core), key=lambda j: -j.p)
-        hit = lambda i, j: SurveyHit(i, j.paper, j.sentence, j.p)  # noqa: E731
+        hit = lambda i, j: SurveyHit(i, j.paper, j.sentence, None if j.paper.id in unread else j.p)  # noqa: E731
         return SurveyList(
             [hit(i, j) for i, j in enumerate(kept, 1)], [hit(i, j) for i, j in enumerate(cut, 1)], relaxed
         )
