@@ -216,7 +216,9 @@ def test_a_phrase_is_searched_whole_before_any_word_is_dropped(conference):
 def test_the_page_shows_the_near_misses_behind_show_more(conference, embedder):
     from ui.render import render_list
 
-    survey = Survey(conference, _membership(embedder, "learn activations"), dense=lambda q, f: [], max_candidates=50)
+    survey = Survey(
+        conference, _membership(embedder, "learn activations"), dense=lambda q, f: [], max_candidates=50
+    )
     listed = survey.listing(parse("Which papers use Kolmogorov-Arnold networks?"))
     html = render_list("1 indexed paper is about it:", listed.hits, (), listed.cut)
     assert "show 2 more" in html and "Fast Trees" in html.split("show 2 more")[1]

@@ -122,8 +122,11 @@ def _spans(question: str, tags, offsets, word_ids) -> list[tuple[str, str]]:
         joins = (
             spans and spans[-1][0] == kind and (label.startswith("I-") or _gap(question, spans[-1][2], start))
         )
-        if joins:
-            spans[-1] = (kind, spans[-1][1], end)
+        # A word joined to the span by a hyphen or a slash is part of it, whatever the model said
+        # of it ("classifier-free guidance", "LLM/VLM agents").
+        compound = spans and question[spans[-1][2] : start] in ("", "-", "/")
+        if joins or compound:
+            spans[-1] = (spans[-1][0], spans[-1][1], end)
         else:
             spans.append((kind, start, end))
     out = []
