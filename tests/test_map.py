@@ -156,3 +156,17 @@ def test_a_model_is_shown_the_titles_nearest_its_cluster_mean():
     rows = np.array([0, 1, 3, 2])  # one outlier (c) in the cluster
     assert typical_titles(rows, vectors, titles, 2) == ["d", "b"]  # nearest the mean first
     assert typical_titles(rows, vectors, titles, 4)[-1] == "c"
+
+
+def test_the_map_shows_statuses_in_a_readers_words(store, embedder, corpus, tmp_path):
+    write_jsonl(
+        corpus / "papers_b.jsonl",
+        [
+            {"id": "p-rej", "title": "A Rejected One", "abstract": "We rewire graphs.", "status": "Submitted to ICLR 2025"},
+            {"id": "p-desk", "title": "A Desk Rejection", "abstract": "We prune nets.",
+             "status": "ICLR 2025 Conference Desk Rejected Submission"},
+        ],
+    )  # fmt: skip
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    shown = {p.id: p.status for p in build_map(tmp_path / "map", store).papers}
+    assert shown["p-rej"] == "rejected" and shown["p-desk"] == "desk-rejected"

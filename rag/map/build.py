@@ -20,6 +20,7 @@ from rag.index.records import paper_from_meta
 from rag.index.store import Store, StoreError
 from rag.map import topics as tp
 from rag.map.model import MAP_VERSION, Cluster, ConferenceMap, MapPaper
+from rag.said import shown_status
 from rag.types import Paper
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def build_map(folder: Path, store: Store, progress: Progress | None = None) -> C
                 p.display_title,
                 p.url,
                 str((p.extra or {}).get("primary_area", "")),
-                p.status,
+                shown_status(p.status),  # a reader's word: OpenReview's "submitted" is a rejection
                 round(float(x), 4),
                 round(float(y), 4),
                 int(a),

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-MAP_VERSION = 1  # bump when layout, clustering or naming change: older maps are built again
+MAP_VERSION = 2  # bump when layout, clustering or naming change: older maps are built again
 
 
 @dataclass(frozen=True)
