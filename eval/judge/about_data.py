@@ -28,9 +28,10 @@ OUT = Path(__file__).parent / "data" / "about-pairs.jsonl"
 def build(pipeline, files=FILES) -> list[dict]:
     from rag import text as tx
     from rag.search.membership import Membership
-    from rag.search.survey import Survey
+    from rag.search.survey import Survey, dense_search
 
     survey = Survey(pipeline.store)  # the candidates; no judge is needed (nor may exist yet)
+    nearest = dense_search(pipeline.store, pipeline.embedder, pipeline.settings.survey.dense)
     near = Membership(None, pipeline.embedder.embed_batch, pipeline.sentence_vectors, 0.0)
     rows = []
     for name in files:
@@ -41,7 +42,7 @@ def build(pipeline, files=FILES) -> list[dict]:
                 continue
             within = pipeline.store.resolve(intent.filters)
             counts, _, _ = survey.candidates(intent, within)
-            dense = [p for p in pipeline._dense_papers(intent.query, within) if p not in counts]
+            dense = [p for p in nearest(intent.query, within) if p not in counts]
             ids = [p for p in [*list(counts)[: pipeline.settings.survey.candidates], *dense] if trainable(p)]
             papers = pipeline.store.papers(ids)
             found = [papers[i] for i in ids if i in papers]

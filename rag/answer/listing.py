@@ -12,6 +12,13 @@ from rag.said import shown_status
 from rag.search.survey import SurveyHit
 
 
+def unknown_filters(said: flt.Filters, store) -> list[str]:
+    """The filter values a question states that no indexed paper has ("venue neurips 2024")."""
+    facets = store.facets() if said else {}
+    known = lambda k, v: any(v == f or (k == "area" and v in f) for f in facets.get(k, []))  # noqa: E731
+    return [f"{k} {v}" for k, vs in said.items() for v in vs if not known(k, v)]
+
+
 def _within(applied: flt.Filters) -> str:
     """ "status: rejected; area: learning theory" — statuses in a reader's words."""
     shown = {

@@ -17,12 +17,12 @@ from rag import questions as qs
 from rag.answer import audit as au
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
 from rag.answer.generate import write
-from rag.answer.listing import listing_sentence
+from rag.answer.listing import listing_sentence, unknown_filters
 from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
 from rag.answer.stages import judge
 from rag.answer.trust import Stance, Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
-from rag.filters import Filters, chroma_where, combine
+from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
 from rag.index.store import Store, store_from_settings
@@ -35,7 +35,7 @@ from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
 from rag.search.similar import named_paper, similar, similar_text
-from rag.search.survey import Survey, SurveyHit, SurveyList
+from rag.search.survey import Survey, SurveyHit, SurveyList, survey_from
 from rag.settings import Settings
 from rag.text import content_words, strip_control
 from rag.types import Answer, Paper, SearchResult, Step, Timings, Turn
@@ -183,7 +183,7 @@ class Pipeline:
                 within,
                 cut=len(listed.cut),
                 relaxed=listed.relaxed,
-                unknown=self._unknown(intent.filters),
+                unknown=unknown_filters(intent.filters, self.store),
             )  # fmt: skip
             if intent.topic and intent.asks_for_papers
             else ""
@@ -285,35 +285,7 @@ class Pipeline:
 
     @cached_property
     def survey(self) -> Survey:
-        s = self.settings.survey
-        if not s.judge:
-            return Survey(self.store)
-        from rag.judge.answer import about_judge
-        from rag.search.membership import Membership
-
-        judge = Membership(about_judge(), self.embedder.embed_batch,
-                           self.sentence_vectors, s.keep, s.keep_words)  # fmt: skip
-        return Survey(self.store, judge, self._dense_papers, s.candidates)
-
-    def _unknown(self, said: Filters) -> list[str]:
-        """The filter values a question states that no indexed paper has ("venue neurips 2024")."""
-        facets = self.store.facets() if said else {}
-        known = lambda k, v: any(v == f or (k == "area" and v in f) for f in facets.get(k, []))  # noqa: E731
-        return [f"{k} {v}" for k, vs in said.items() for v in vs if not known(k, v)]
-
-    def _dense_papers(self, question: str, within: Filters) -> list[str]:
-        """The ids of the papers dense search finds nearest the question, within the filters."""
-        want = self.settings.survey.dense
-        if not want:
-            return []
-        hits = self.store.collection.query(query_embeddings=[self.embedder.embed(question)],
-                                           n_results=max(1, min(3 * want, self.store.count())),
-                                           where=chroma_where(within), include=["metadatas"])  # fmt: skip
-        ids = [
-            (m or {}).get("paper_id") or cid.split("::")[0]
-            for cid, m in zip(hits["ids"][0], hits["metadatas"][0])
-        ]
-        return list(dict.fromkeys(ids))[:want]
+        return survey_from(self.settings.survey, self.store, self.embedder, self.sentence_vectors)
 
     def _topics(self, intent: Intent, within: Filters, started: float) -> Iterator[Event]:
         """The answer to "What are the biggest topics ...?": counted on the map, no model."""

@@ -210,6 +210,35 @@ class Survey:
         return self.listing(intent, filters).hits
 
 
+def dense_search(store: Store, embedder, papers: int) -> Callable[[str, flt.Filters], list[str]]:
+    """question, filters -> the ids of the `papers` papers dense search finds nearest it."""
+
+    def dense(question: str, within: flt.Filters) -> list[str]:
+        if not papers:
+            return []
+        hits = store.collection.query(query_embeddings=[embedder.embed(question)],
+                                      n_results=max(1, min(3 * papers, store.count())),
+                                      where=flt.chroma_where(within), include=["metadatas"])  # fmt: skip
+        ids = [
+            (m or {}).get("paper_id") or c.split("::")[0]
+            for c, m in zip(hits["ids"][0], hits["metadatas"][0])
+        ]
+        return list(dict.fromkeys(ids))[:papers]
+
+    return dense
+
+
+def survey_from(settings, store: Store, embedder, vectors) -> Survey:
+    """The survey of `settings` (`SurveySettings`): with `judge`, the membership judge reads the
+    candidates and dense search of the question adds `dense` papers."""
+    if not settings.judge:
+        return Survey(store)
+    from rag.judge.answer import about_judge
+
+    judge = Membership(about_judge(), embedder.embed_batch, vectors, settings.keep, settings.keep_words)
+    return Survey(store, judge, dense_search(store, embedder, settings.dense), settings.candidates)
+
+
 def _in_title(paper: Paper, stems: list[list[str]]) -> bool:
     title = " ".join(tx.keyword_terms(paper.title))
     return any(" ".join(s) in title for s in stems if s)
