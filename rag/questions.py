@@ -112,8 +112,9 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         and (asks.group(1) or asks.group(2)).lower()
         in ("papers", "works", "studies", "articles", "submissions")
     )
-    if reading is not None:  # the trained reader decides a list by meaning, not by wording
-        several = reading.asks_for_list
+    # The trained reader finds lists however they are worded; "Which papers <do X or Y>?" is one
+    # too, even where it reads no topic in it (the papers are described, and each is searched).
+    several = several or bool(reading and reading.asks_for_list)
     stated = said(question, reading.topic if reading else "", listing=several)
     text, filters = stated.rest, stated.filters
     asks = _ASKS_FOR_PAPER.search(text) or (survey if several else None)
@@ -175,7 +176,7 @@ def _listed(
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """A list question's topic, the other names it gives the topic, and the question asked once per
     name. The reader's spans when it read one; else the wording rules' ("Which papers do X or Y?")."""
-    if reading is None or not reading.topic:
+    if reading is None or not reading.topic or not reading.asks_for_list:
         alternatives = tuple(clauses.alternatives(text, asks)) if asks else ()
         return "", (), alternatives
     alternatives = tuple(text.replace(reading.topic, a, 1) for a in reading.also if reading.topic in text)
