@@ -84,3 +84,22 @@ def test_weights_that_do_not_match_their_sha_are_refused(tmp_path):
 def test_a_folder_of_another_judge_is_refused():
     with pytest.raises(JudgeLoadError, match="not a question reader"):
         Reader(READER.parent / "answer")
+
+
+def test_the_shipped_membership_judge_reads_a_paper_about_the_topic_above_one_that_is_not():
+    from rag.judge.answer import ABOUT, about_judge
+    from rag.judge.model import sha256
+
+    judge = about_judge()
+    assert sha256(ABOUT / "model-int8.onnx") == judge.model.meta.sha256
+    about, other = judge.scores(
+        "Which papers study model merging?",
+        [
+            (
+                "Model Merging by Task Arithmetic",
+                "We merge the weights of fine-tuned models into one model without training.",
+            ),
+            ("Fast Protein Folding", "We predict protein structures from sequences with a diffusion model."),
+        ],
+    )
+    assert about > 0.5 > other

@@ -1,5 +1,6 @@
 """Train the membership judge ("is this paper about the topic?") and ship it:
-`python -m eval.judge.train_about [--init DIR]`.
+`python -m eval.judge.train_answer --work W` (for the answer judge's trained folder), then
+`python -m eval.judge.train_about --init W/answer/trained` (2 epochs, about 7 min on 2 cores).
 
 From `eval/judge/data/about-pairs.jsonl` (`python -m eval.judge.about_data`): the question "Which
 papers study <topic>?" beside a candidate's title and its sentence nearest the topic, labelled by

@@ -53,6 +53,21 @@ class Meta:
                    int(raw.get("sentences", 3)))  # fmt: skip
 
 
+def verify(folder: Path, meta: Meta, rebuild: str = "python -m eval.judge.train") -> Path:
+    """The ONNX file of `folder`; `JudgeLoadError` unless it is there and matches meta's sha256."""
+    path = folder / MODEL_FILE
+    if not path.exists():
+        raise JudgeLoadError(f"the judge's weights are missing: {path}")
+    found = sha256(path)
+    if found != meta.sha256:
+        raise JudgeLoadError(
+            f"the judge's weights {path} do not match meta.json (sha256 {found[:12]}… is not "
+            f"{meta.sha256[:12]}…): the file is damaged or not the trained one; "
+            f"restore it from the repository or rebuild it with `{rebuild}`"
+        )
+    return path
+
+
 class PairModel:
     """One judge's ONNX session and tokenizer, loaded on first use (a CLI that never judges pays
     nothing) and checked against its sha256."""
@@ -67,16 +82,7 @@ class PairModel:
 
     def verify(self) -> None:
         """Raise `JudgeLoadError` unless the ONNX file is there and matches its sha256."""
-        path = self.folder / MODEL_FILE
-        if not path.exists():
-            raise JudgeLoadError(f"the judge's weights are missing: {path}")
-        found = sha256(path)
-        if found != self.meta.sha256:
-            raise JudgeLoadError(
-                f"the judge's weights {path} do not match meta.json (sha256 {found[:12]}… is not "
-                f"{self.meta.sha256[:12]}…): the file is damaged or not the trained one; "
-                "restore it from the repository or rebuild it with `python -m eval.judge.train`"
-            )
+        verify(self.folder, self.meta)
 
     def _load(self):
         with self._lock:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.judge.model import MODEL_FILE, TOKENIZER_FILE, WEIGHTS, JudgeLoadError, Meta, sha256
+from rag.judge.model import TOKENIZER_FILE, WEIGHTS, JudgeLoadError, Meta, verify
 
 READER = WEIGHTS / "reader"
 # Word-piece labels, then the two labels of the first position (the question's kind).
@@ -58,12 +58,7 @@ class Reader:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
 
-                path = self.folder / MODEL_FILE
-                if not path.exists() or sha256(path) != self.meta.sha256:
-                    raise JudgeLoadError(
-                        f"the question reader's weights {path} are missing or not the trained ones "
-                        "(sha256 differs from meta.json): restore them or run `python -m eval.judge.train_reader`"
-                    )
+                path = verify(self.folder, self.meta, "python -m eval.judge.train_reader")
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
