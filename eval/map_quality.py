@@ -1,5 +1,8 @@
 """`python -m eval.map_quality`: how well the conference map's clusters agree with what is known.
 
+0. Topics as regions: the share of each topic's papers inside its own region of the picture
+   (rag.map.regions.region_share: min, median, topics under 0.8), the share of a paper's 15
+   nearest papers on the picture in its topic, and topics whose names share a word.
 1. Agreement with the conference's own labels: adjusted mutual information (AMI) between the
    map's topics (and themes) and the 21 primary areas, beside k-means on the same paper vectors
    with k = 21 and with k = the number of topics.
@@ -7,7 +10,8 @@
    that fall in its 3 most common themes (and topics, and primary areas), beside random lists of
    the same sizes.
 3. `--names N`: N random themes with their name and five titles, to judge by hand.
-Run on the whole conference index, alone on the machine."""
+Run on the whole conference index, alone on the machine; `--map FILE` measures a kept map.json
+(an older one, say) instead of the current map."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import json
 import random
 import statistics
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -24,6 +29,8 @@ from rag.index.embedding import embedder_from_settings
 from rag.index.store import store_from_settings
 from rag.map.build import ensure_map, map_folder, paper_vectors
 from rag.map.model import ConferenceMap
+from rag.map.regions import region_share
+from rag.map.topics import _stem
 from rag.settings import Settings
 
 SURVEY_FILES = ("survey-dev-a.jsonl", "survey-dev-b.jsonl")
@@ -67,17 +74,51 @@ def agreement(conference_map: ConferenceMap, vectors: np.ndarray, ids: list[str]
     return out
 
 
+def as_regions(conference_map: ConferenceMap) -> dict[str, float]:
+    """How far each topic is one region of the picture, and whether the names tell topics apart."""
+    from sklearn.neighbors import NearestNeighbors
+
+    xy = np.array([(p.x, p.y) for p in conference_map.papers])
+    topic = np.array([p.topic for p in conference_map.papers])
+    share = region_share(xy, topic)
+    idx = NearestNeighbors(n_neighbors=16).fit(xy).kneighbors(xy, return_distance=False)
+    words = [{_stem(w).rstrip("s") for term in t.words for w in term.split()} for t in conference_map.topics]
+    heads = [
+        {_stem(w).rstrip("s") for w in t.words[0].split()} if t.words else set()
+        for t in conference_map.topics
+    ]
+    pairs = [(a, b) for a in range(len(words)) for b in range(a + 1, len(words))]
+    return {
+        "region share, lowest topic": float(share.min()),
+        "region share, median topic": float(np.median(share)),
+        "topics under 0.8 in their region": float((share < 0.8).sum()),
+        "map neighbours in the same topic": float((topic[idx[:, 1:]] == topic[:, None]).mean()),
+        "topic pairs sharing a head word": float(sum(bool(heads[a] & heads[b]) for a, b in pairs)),
+        "topic pairs sharing any name word": float(sum(bool(words[a] & words[b]) for a, b in pairs)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m eval.map_quality")
     parser.add_argument("--first", type=int, default=20, help="dev survey items, by id (0: all)")
     parser.add_argument("--names", type=int, default=20, help="random themes to print for judging by hand")
+    parser.add_argument("--map", type=Path, default=None, help="a kept map.json to measure instead")
     args = parser.parse_args()
     settings = Settings()
     store = store_from_settings(settings, embedder_from_settings(settings))
-    conference_map = ensure_map(map_folder(settings, store), store)
+    conference_map = (
+        ConferenceMap.load(args.map, any_version=True)
+        if args.map
+        else ensure_map(map_folder(settings, store), store)
+    )
+    if conference_map is None:
+        raise SystemExit(f"{args.map} is no readable map.json")
     papers, vectors = paper_vectors(store)
     ids = [p.id for p in papers]
     print(f"{len(ids)} papers, {len(conference_map.topics)} topics, {len(conference_map.themes)} themes")
+    print("\ntopics as regions of the picture")
+    for name, value in as_regions(conference_map).items():
+        print(f"  {name:36s} {value:.3f}")
     print("\nAMI with the 21 primary areas")
     for name, value in agreement(conference_map, vectors, ids).items():
         print(f"  {name:22s} {value:.3f}")

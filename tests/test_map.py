@@ -6,8 +6,11 @@ import re
 import numpy as np
 
 from rag.index.ingest import ingest
+from rag.map import colours
+from rag.map import regions as rg
 from rag.map import topics as tp
 from rag.map.build import build_map, current_map, ensure_map, layout
+from rag.map.labels import forms, overlaps, place
 from rag.map.model import ConferenceMap
 from rag.map.render import write_html
 from tests.conftest import PAPERS, write_jsonl
@@ -69,14 +72,103 @@ def _groups(rng, per_group: int = 40):
 
 def test_themes_sit_inside_one_topic_and_topics_find_the_groups():
     vectors, _, truth = _groups(np.random.default_rng(0))
-    topic, theme = tp.two_levels(vectors)
-    assert len(set(topic)) == tp.topic_count(len(vectors)) == 2 or len(set(topic)) >= 2
+    topic, theme = rg.regions(vectors, layout(vectors), 3, 6)
+    assert len(set(topic)) == 3 and len(set(theme)) >= 3
     for t in set(theme):
         assert len(set(topic[theme == t])) == 1  # a theme never straddles two topics
     # The biggest topic is numbered 0, and each group lands in one topic.
     assert np.bincount(topic).argmax() == 0
     for g in range(3):
         assert len(set(topic[truth == g])) == 1
+
+
+def test_a_topic_is_one_region_of_the_picture_where_clusters_of_the_vectors_are_not():
+    """Four groups by meaning, laid out so that each group is split in two far-apart halves: k-means
+    on the vectors finds the groups (each spread over two places); the regions follow the picture."""
+    rng = np.random.default_rng(3)
+    vectors = np.vstack([c + 0.1 * rng.standard_normal((40, 16)) for c in np.eye(16)[:4]])
+    spots = rng.permutation(8)  # each group's two halves go to two of eight places on a circle
+    place = np.repeat(spots, 20)
+    xy = np.column_stack([np.cos(place * np.pi / 4), np.sin(place * np.pi / 4)]) * 0.4 + 0.5
+    xy = xy + 0.02 * rng.standard_normal(xy.shape)
+    by_meaning = tp.kmeans(vectors, 4)
+    topic, _ = rg.regions(vectors, xy, 4, 8)
+    assert rg.region_share(xy, by_meaning).min() < 0.8  # half of a group is away from its region
+    assert rg.region_share(xy, topic).min() >= 0.8
+
+
+def test_region_share_is_one_for_halves_and_low_for_labels_spread_at_random():
+    rng = np.random.default_rng(4)
+    xy = rng.random((400, 2))
+    halves = (xy[:, 0] > 0.5).astype(np.int32)
+    assert rg.region_share(xy, halves).min() > 0.95
+    assert rg.region_share(xy, rng.integers(0, 4, 400).astype(np.int32)).max() < 0.8
+
+
+def test_a_cut_of_the_tree_nests_in_a_coarser_cut():
+    vectors, _, _ = _groups(np.random.default_rng(5))
+    children = rg._tree(vectors, layout(vectors))
+    fine, coarse = rg.cut(children, len(vectors), 9), rg.cut(children, len(vectors), 3)
+    assert len(set(fine)) == 9 and len(set(coarse)) == 3
+    assert all(len(set(coarse[fine == f])) == 1 for f in set(fine))
+
+
+def test_topic_names_share_no_word_and_skip_words_every_topic_says():
+    rng = np.random.default_rng(6)
+    words = ["graph rewiring", "graph coloring", "robot grasping"]
+    texts = [
+        f"Large models for {words[g]}. Large data {rng.integers(9)}." for g in range(3) for _ in range(20)
+    ]
+    marks, vocab = tp.term_marks(texts)
+    names = tp.ctfidf_names(marks, vocab, np.repeat(np.arange(3), 20).astype(np.int32), distinct=True)
+    said = [{w for term in n for w in term.split()} for n in names]
+    assert not said[0] & said[1] and not said[0] & said[2] and not said[1] & said[2]
+    assert "rewiring" in said[0] and "coloring" in said[1] and "robot" in said[2]
+    assert not any({"large", "models", "data"} & s for s in said)  # in every paper: names nothing
+
+
+def test_topics_that_border_each_other_get_different_colours():
+    border = np.zeros((25, 25), dtype=int)
+    for a in range(24):
+        border[a, a + 1] = border[a + 1, a] = 5  # a chain: each topic touches the next
+    paint = colours.assign(border)
+    assert len(set(paint[:20])) == 20  # up to 20 topics, each its own colour
+    assert all(paint[a] != paint[a + 1] for a in range(24))
+
+
+def test_names_never_overprint_and_are_shortened_before_left_out():
+    rng = np.random.default_rng(7)
+    items = [(float(x), float(y), forms(["reinforcement learning", "policy", "reward"]))
+             for x, y in rng.random((40, 2)) * 300]  # fmt: skip
+
+    def size(text: str) -> tuple[float, float]:
+        return 7.0 * max(map(len, text.split("\n"))), 14.0 * (1 + text.count("\n"))
+
+    placed = place(items, size, (0, 0, 300, 300))
+    assert placed and overlaps(placed) == 0
+    narrow = place(items[:1], size, (0, 0, 200, 300))  # the full name is 284 wide with its margin
+    assert [p.text for p in narrow] == ["reinforcement learning"]
+    assert len(placed) < len(items)  # 40 names do not fit in 300 x 300: some wait for a zoom
+    assert all(0 <= p.box()[0] and p.box()[2] <= 300 for p in placed)
+    assert forms(["a b c d e", "f g h", "i"], wrap=10)[0] == "a b c d e · f g h\ni"
+
+
+def test_the_picture_places_every_topic_name_without_overprinting(store, embedder, corpus, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rag.map.render import _names
+
+    ingest([corpus], store, embedder, chunk_tokens=60)
+    built = build_map(tmp_path / "map", store)
+    fig, ax = plt.subplots(figsize=(12, 12), dpi=100)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(1.02, -0.02)
+    placed = _names(fig, ax, built, halo=[])
+    plt.close(fig)
+    assert len(placed) == len(built.topics) and overlaps(placed) == 0
 
 
 def test_names_are_each_clusters_own_words_not_the_words_all_share():

@@ -4,7 +4,8 @@ only when an ingest has changed the papers.
 A paper is placed by the mean of its chunk vectors (each chunk's vector already leans toward the
 paper's title, see chunking.chunk_vectors), reduced to 50 dimensions by PCA and laid out in 2-D by
 t-SNE (scikit-learn, already installed with sentence-transformers: no new dependency). Topics and
-themes are clustered in the full vectors, not in the picture (rag/map/topics.py)."""
+themes are clustered by meaning into regions of that picture (rag/map/regions.py) and named by
+their own words (rag/map/topics.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import numpy as np
 
 from rag.index.records import paper_from_meta
 from rag.index.store import Store, StoreError
+from rag.map import colours
+from rag.map import regions as rg
 from rag.map import topics as tp
 from rag.map.model import MAP_VERSION, Cluster, ConferenceMap, MapPaper
 from rag.said import shown_status
@@ -71,11 +74,12 @@ def build_map(folder: Path, store: Store, progress: Progress | None = None) -> C
     say("laying out")
     xy = layout(vectors)
     say("clustering")
-    topic, theme = tp.two_levels(vectors)
+    topic, theme = rg.regions(vectors, xy, tp.topic_count(len(papers)), tp.theme_count(len(papers)))
     say("naming")
     marks, vocab = tp.term_marks([p.text for p in papers])
-    topic_words = tp.ctfidf_names(marks, vocab, topic)
+    topic_words = tp.ctfidf_names(marks, vocab, topic, distinct=True)
     parents = [int(topic[np.flatnonzero(theme == t)[0]]) for t in range(int(theme.max()) + 1)]
+    topic_colours = colours.assign(rg.touching(xy, topic))
     theme_words = tp.ctfidf_names(marks, vocab, theme, said=[topic_words[p] for p in parents])
     result = ConferenceMap(
         signature=stamp,
@@ -93,15 +97,15 @@ def build_map(folder: Path, store: Store, progress: Progress | None = None) -> C
             )  # fmt: skip
             for p, (x, y), a, b in zip(papers, xy, topic, theme)
         ],
-        topics=_clusters(topic, xy, topic_words, None),
-        themes=_clusters(theme, xy, theme_words, parents),
+        topics=_clusters(topic, xy, topic_words, None, topic_colours),
+        themes=_clusters(theme, xy, theme_words, parents, [topic_colours[p] for p in parents]),
         info={
             "venue": _venue(papers),
             "papers": len(papers),
             "topics": int(topic.max()) + 1,
             "themes": int(theme.max()) + 1,
             "layout": "PCA 50 + t-SNE",
-            "clusters": "k-means, topics then themes within each",
+            "clusters": "Ward on the vectors, merging only map neighbours; topics and themes cut from one tree",
         },  # fmt: skip
     )
     result.seconds = round(time.perf_counter() - start, 2)
@@ -197,14 +201,13 @@ def layout(vectors: np.ndarray) -> np.ndarray:
 
 
 def _clusters(
-    labels: np.ndarray, xy: np.ndarray, words: list[list[str]], parents: list[int] | None
+    labels: np.ndarray, xy: np.ndarray, words: list[list[str]], parents: list[int] | None, paint: list[str]
 ) -> list[Cluster]:
     out = []
-    for c in range(int(labels.max()) + 1):
+    for c, (x, y) in enumerate(rg.anchors(xy, labels)):
         rows = np.flatnonzero(labels == c)
-        x, y = np.median(xy[rows], axis=0)
         out.append(Cluster(c, words[c], len(rows), round(float(x), 4), round(float(y), 4),
-                           parents[c] if parents is not None else None))  # fmt: skip
+                           parents[c] if parents is not None else None, paint[c]))  # fmt: skip
     return out
 
 

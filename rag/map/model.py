@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-MAP_VERSION = 2  # bump when layout, clustering or naming change: older maps are built again
+MAP_VERSION = 3  # bump when layout, clustering or naming change: older maps are built again
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,10 @@ class Cluster:
     id: int
     words: list[str]  # its most distinctive words, best first (c-TF-IDF)
     size: int
-    x: float  # where its name sits on the map: the median of its papers
+    x: float  # where its name sits on the map: inside its region (regions.anchor)
     y: float
     parent: int | None = None
+    colour: str = ""  # topics: their colour on the map (rag/map/colours.py); themes: their topic's
 
     @property
     def name(self) -> str:
@@ -82,11 +83,12 @@ class ConferenceMap:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> ConferenceMap | None:
-        """The map at `path`, or None when there is none, it is unreadable or of another version."""
+    def load(cls, path: Path, any_version: bool = False) -> ConferenceMap | None:
+        """The map at `path`, or None when there is none, it is unreadable or of another version
+        (`any_version`: an older map too, to measure it beside today's)."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("version") != MAP_VERSION:
+            if data.get("version") != MAP_VERSION and not any_version:
                 return None
             names = data["paper_fields"]
             return cls(

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
 
+from rag.map.labels import Placed, forms, place
 from rag.map.model import ConferenceMap, MapPaper
 
 # The page's palette, so the picture and the page colour a topic alike.
@@ -15,6 +16,10 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
            "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
            "#969696", "#9c9ede", "#cedb9c", "#e7ba52", "#e7969c", "#de9ed6"]  # fmt: skip
+
+
+def topic_colour(conference_map: ConferenceMap, topic: int) -> str:
+    return conference_map.topics[topic].colour or PALETTE[topic % len(PALETTE)]
 
 
 def page_data(conference_map: ConferenceMap) -> str:
@@ -47,16 +52,35 @@ def write_png(conference_map: ConferenceMap, path: Path, title: str) -> Path:
 
     papers = conference_map.papers
     fig, ax = plt.subplots(figsize=(12, 12), dpi=100)
-    ax.scatter([p.x for p in papers], [p.y for p in papers], s=3 if len(papers) > 2000 else 14,
-               c=[PALETTE[p.topic % len(PALETTE)] for p in papers], alpha=0.7, linewidths=0)  # fmt: skip
-    for topic in conference_map.topics:
-        ax.text(topic.x, topic.y, topic.name, ha="center", va="center", fontsize=10, weight="bold",
-                path_effects=[pe.withStroke(linewidth=3, foreground="white")])  # fmt: skip
-    ax.invert_yaxis()  # the page draws y downwards; the picture matches it
+    ax.scatter([p.x for p in papers], [p.y for p in papers], s=4 if len(papers) > 2000 else 14,
+               c=[topic_colour(conference_map, p.topic) for p in papers], alpha=0.65, linewidths=0)  # fmt: skip
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(1.02, -0.02)  # the page draws y downwards; the picture matches it
     ax.set_axis_off()
     ax.set_title(f"{title}: {len(papers)} papers, {len(conference_map.topics)} topics", fontsize=13)
     fig.tight_layout()
+    _names(fig, ax, conference_map, halo=[pe.withStroke(linewidth=3.5, foreground="white")])
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def _names(fig, ax, conference_map: ConferenceMap, halo) -> list[Placed]:
+    """Each topic's name on its region, largest topic first, none over another (rag/map/labels.py)."""
+    renderer = fig.canvas.get_renderer()
+    style = {"ha": "center", "va": "center", "fontsize": 10.5, "weight": "bold", "linespacing": 1.05}
+
+    def size(text: str) -> tuple[float, float]:
+        probe = ax.text(0, 0, text, transform=None, **style)
+        box = probe.get_window_extent(renderer)
+        probe.remove()
+        return box.width, box.height
+
+    topics = sorted(conference_map.topics, key=lambda t: -t.size)
+    spots = [(*ax.transData.transform((t.x, t.y)), forms(t.words, wrap=24, unnamed=t.name)) for t in topics]
+    frame = ax.get_window_extent(renderer).extents
+    placed = place(spots, size, tuple(frame))
+    for spot in placed:
+        ax.text(spot.x, spot.y, spot.text, transform=None, color="#111", path_effects=halo, **style)
+    return placed

@@ -1,13 +1,15 @@
-"""Topics at two levels, and their names.
+"""How many topics, and their names (the regions themselves: rag/map/regions.py).
 
-Broad topics are spherical k-means clusters of the papers' vectors; each topic is split again by
-k-means into themes, so a theme always sits inside one topic (the map colours topics and labels
-both). k grows with the corpus: about sqrt(n / 30) topics (20 for the 11,668 ICLR 2025 papers) and
-one theme per ~40 papers of a topic. Names are the terms most distinctive of a cluster, a class-based TF-IDF in the manner of
+k grows with the corpus: about sqrt(n / 30) topics (20 for the 11,668 ICLR 2025 papers) and one
+theme per ~40 papers. Names are the terms most distinctive of a cluster, a class-based TF-IDF in the manner of
 BERTopic's c-TF-IDF: with p the share of the cluster's papers that say a term and q the share of
 all papers, a term scores p log(p / q). Words every cluster uses ("model", "propose") score near
 zero without a stop-word list of our own; BERTopic's own weighting, tf log(1 + A / f), named the
-broad topics "data · learning · training" and "models · model · performance" here."""
+broad topics "data · learning · training" and "models · model · performance" here.
+
+Topic names must tell topics apart: a word names one topic only (the topic where it scores
+highest takes it), and a name word is at least LIFT times as common in its cluster as in all
+papers, so a broad topic is not named by the words every paper says ("data · learning")."""
 
 from __future__ import annotations
 
@@ -22,8 +24,14 @@ from rag import text as tx
 PAPERS_PER_THEME = 40
 MAX_TOPICS = 30
 NAME_TERMS = 3  # words or two-word phrases in a name
+LIFT = 2.0  # a topic name's word: at least twice as common in the topic as in all papers
 SEED = 0  # the same papers get the same clusters
+CLAUSE = re.compile(r"[.;:!?,()\[\]]+(?:\s|$)")  # where a two-word phrase cannot run on
 URL = re.compile(r"\b(?:https?://|www\.)\S+|\S+\.(?:com|org|io|net)/\S*")
+
+
+def theme_count(n: int) -> int:
+    return max(1, round(n / PAPERS_PER_THEME))
 
 
 def topic_count(n: int) -> int:
@@ -41,35 +49,20 @@ def kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
     return KMeans(k, n_init=3, random_state=SEED).fit(vectors).labels_.astype(np.int32)
 
 
-def two_levels(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(topic, theme) of each row of `vectors` (unit rows); theme numbers are global."""
-    topic = kmeans(vectors, topic_count(len(vectors)))
-    theme = np.zeros(len(vectors), dtype=np.int32)
-    next_theme = 0
-    for t in range(int(topic.max()) + 1):
-        rows = np.flatnonzero(topic == t)
-        k = max(1 if len(rows) < 10 else 2, round(len(rows) / PAPERS_PER_THEME))
-        theme[rows] = kmeans(vectors[rows], k) + next_theme
-        next_theme = int(theme[rows].max()) + 1
-    return _by_size(topic), theme
-
-
-def _by_size(labels: np.ndarray) -> np.ndarray:
-    """Renumber clusters largest first (topic 0 is the biggest)."""
-    order = np.argsort(-np.bincount(labels), kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[labels].astype(np.int32)
-
-
 def term_marks(texts: Sequence[str]):
     """Which words and two-word phrases each text says (a sparse 0/1 matrix) and the terms."""
     from sklearn.feature_extraction.text import CountVectorizer
 
+    words = CountVectorizer(
+        stop_words="english", ngram_range=(1, 2), token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z0-9-]{2,}\b"
+    ).build_analyzer()
+
+    def terms(text: str) -> list[str]:
+        # Phrases within a clause: "... graph rewiring. Large ..." says no "rewiring large".
+        return [t for clause in CLAUSE.split(text) for t in words(clause)]
+
     counter = CountVectorizer(
-        stop_words="english",
-        ngram_range=(1, 2),
-        token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z0-9-]{2,}\b",
+        analyzer=terms,
         min_df=2 if len(texts) > 50 else 1,
         binary=True,  # a paper says a word or not: one paper repeating it does not name a cluster
     )
@@ -87,12 +80,22 @@ def ctfidf_names(
     labels: np.ndarray,
     terms: int = NAME_TERMS,
     said: Sequence[Sequence[str]] | None = None,
+    distinct: bool = False,
 ) -> list[list[str]]:
     """The `terms` most distinctive terms of each cluster (by label number), leaving out what
-    `said[c]` already says of cluster c (a theme's name adds to its topic's)."""
+    `said[c]` already says of cluster c (a theme's name adds to its topic's). `distinct`: no word
+    in two clusters' names, and only words at least LIFT times as common in the cluster."""
     k = int(labels.max()) + 1 if len(labels) else 0
     if marks is None:
         return [[] for _ in range(k)]
+    scores = _scores(marks, labels, k, LIFT if distinct and k > 1 else 0.0)  # one cluster: lift 1
+    if distinct:
+        return _distinct(scores, vocab, terms)
+    return [_pick(scores.getrow(c), vocab, terms, said[c] if said is not None else ()) for c in range(k)]
+
+
+def _scores(marks, labels: np.ndarray, k: int, lift: float):
+    """Clusters x terms, sparse: p log(p / q), 0 where a term's lift p / q is under `lift`."""
     from scipy import sparse
 
     member = sparse.csr_matrix(
@@ -103,12 +106,36 @@ def ctfidf_names(
     rows = np.repeat(np.arange(k), np.diff(tf.indptr))
     sizes = np.maximum(np.bincount(labels, minlength=k), 1)[rows]
     inside = tf.data / sizes
+    ratio = inside / np.maximum(everywhere[tf.indices], 1e-12)
     # A term only one paper says does not name a group of several (a title's own words).
-    single = (tf.data < 2) & (sizes > 2)
+    dropped = ((tf.data < 2) & (sizes > 2)) | (ratio < lift)
     # Sparse all the way: a dense clusters x (words and phrases) table took 2 GB at 300 clusters.
-    tf.data = inside * np.log(inside / np.maximum(everywhere[tf.indices], 1e-12))
-    tf.data[single] = 0.0
-    return [_pick(tf.getrow(c), vocab, terms, said[c] if said is not None else ()) for c in range(k)]
+    tf.data = inside * np.log(ratio)
+    tf.data[dropped] = 0.0
+    return tf
+
+
+def _distinct(scores, vocab: np.ndarray, terms: int) -> list[list[str]]:
+    """Names chosen best score first over all clusters: a word a cluster took is no other's."""
+    k = scores.shape[0]
+    coo = scores.tocoo()
+    keep = coo.data > 0
+    order = np.argsort(-coo.data[keep], kind="stable")
+    rows, cols = coo.row[keep][order], coo.col[keep][order]
+    owner: dict[str, int] = {}
+    names: list[list[str]] = [[] for _ in range(k)]
+    for c, j in zip(rows.tolist(), cols.tolist()):
+        if len(names[c]) == terms:
+            continue
+        term = str(vocab[j])
+        stems = {_stem(w).rstrip("s") for w in term.split()}  # "llms" and "llm" are one word here
+        if any(owner.get(s, c) != c for s in stems):
+            continue  # another cluster's name says it
+        if any(stems & {_stem(w).rstrip("s") for w in t.split()} for t in names[c]):
+            continue  # its own name says it already ("graph" after "graph rewiring")
+        names[c].append(term)
+        owner.update(dict.fromkeys(stems, c))
+    return names
 
 
 def without(words: Sequence[str], said: str) -> list[str]:
