@@ -62,6 +62,29 @@ WATCH = """() => {
 }"""
 
 
+QUESTION = "How many time points are in the Time-300B dataset used to pre-train Time-MoE?"
+IDLE = (
+    "() => !['being written', 'being checked'].some(t =>"
+    " document.querySelector('#cw-chat').innerText.includes(t))"
+)
+
+
+def _readme_picture(page, request, tmp_path, question: str) -> None:
+    """The README's picture: the question at the top, its checked answer with [n] markers, then the
+    sources with the supporting sentence marked, the model done. Rewritten only when asked (`make
+    screenshot`): tests leave the tree clean."""
+    page.wait_for_function(IDLE, timeout=900_000)
+    chat = page.locator("#cw-chat")
+    assert chat.locator("a.cw-cite").count() >= 1 and chat.locator(".cw-source mark").count() >= 1
+    chat.get_by_text(question).last.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.mouse.move(0, 0)
+    shot = (
+        ROOT / "docs" / "screenshot.png" if request.config.getoption("--screenshot") else tmp_path / "a.png"
+    )
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+
 def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -79,7 +102,7 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
 
         page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)  # WATCH observes it
         page.evaluate(WATCH)
-        _ask(page, "How many time points are in the Time-300B dataset used to pre-train Time-MoE?", 0)
+        _ask(page, QUESTION, 0)
         chat = page.locator("#cw-chat")
         seen = page.evaluate("window.cwSeen")
         # The evidence is on screen before the model's first word.
@@ -90,6 +113,7 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         assert target.startswith("#cw-") and chat.locator(target).count() == 1
         assert "Time-MoE" in chat.locator(target).inner_text()
         assert "300" in chat.inner_text()
+        _readme_picture(page, request, tmp_path, QUESTION)
         _check_exports(page, tmp_path, must_cite="Time-MoE")
 
         n_sources = chat.locator(".cw-source").count()
@@ -135,7 +159,7 @@ def _check_exports(page, tmp_path, must_cite: str) -> None:
     assert any(must_cite in e["title"] for e in library.entries)
 
 
-def test_a_filter_and_a_full_height_page(server, request, tmp_path):
+def test_a_filter_and_a_full_height_page(server, tmp_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -159,14 +183,8 @@ def test_a_filter_and_a_full_height_page(server, request, tmp_path):
         titles = [t.strip() for t in links.all_inner_texts() if t.strip()]
         assert titles and set(titles) <= ORALS, titles
 
-        # The README's picture is rewritten only when asked (`make screenshot`): tests leave the tree clean.
-        shot = (
-            ROOT / "docs" / "screenshot.png"
-            if request.config.getoption("--screenshot")
-            else tmp_path / "f.png"
-        )
-        page.screenshot(path=str(shot))
-        assert shot.stat().st_size > 10_000
+        page.screenshot(path=str(tmp_path / "f.png"))
+        assert (tmp_path / "f.png").stat().st_size > 10_000
         browser.close()
 
 
@@ -192,11 +210,7 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         rows = page.locator("#cw-chat .cw-list tr").count() - 1  # the header row
         assert rows >= 1 and "Attention Sink" in page.locator("#cw-chat .cw-list").inner_text()
         # Wait for the model, so the page is idle for whatever runs next.
-        page.wait_for_function(
-            "() => !['being written', 'being checked'].some(t =>"
-            " document.querySelector('#cw-chat').innerText.includes(t))",
-            timeout=900_000,
-        )
+        page.wait_for_function(IDLE, timeout=900_000)
         after = page.evaluate("window.cwSeen")
         assert after.get("draft") is None or after["list"] <= after["draft"], after
         browser.close()
@@ -230,6 +244,9 @@ def test_the_map_tab_works_with_the_network_blocked(server):
         inner = next(f for f in page.frames if "map.html" in f.url)
         state = inner.evaluate("() => ({shown: cwMap.shown, labels: cwMap.labels, n: cwMap.papers.length})")
         assert state["shown"] == state["n"] > 0 and state["labels"] >= 1, state
+        boxes = inner.evaluate("() => cwMap.boxes.map(b => b.box)")
+        assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]  # fmt: skip
         legend = frame.locator("#cw-map-legend").inner_text()
         topic_words = inner.evaluate("() => cwMap.topics[0].words")
         assert topic_words and topic_words[0] in legend
@@ -246,3 +263,49 @@ def test_the_map_tab_works_with_the_network_blocked(server):
         assert inner.evaluate("() => cwMap.shown") < state["n"]
         assert not refused, refused
         browser.close()
+
+
+def _crowded_map():
+    """400 papers in 20 topics of 3 themes each, with long names, all close together."""
+    import numpy as np
+
+    from rag.map.model import Cluster, ConferenceMap, MapPaper
+
+    rng = np.random.default_rng(0)
+    words = ["reinforcement learning", "policy optimization", "reward", "language models", "diffusion"]
+    topics = [Cluster(t, [words[(t + i) % 5] for i in range(3)], 20, float(x), float(y))
+              for t, (x, y) in enumerate(0.3 + 0.4 * rng.random((20, 2)))]  # fmt: skip
+    themes = [Cluster(k, [words[(k + 2) % 5], f"theme {k}"], 7, float(x), float(y), k // 3)
+              for k, (x, y) in enumerate(0.3 + 0.4 * rng.random((60, 2)))]  # fmt: skip
+    papers = [MapPaper(f"p{i}", f"Paper {i}", "", "", "poster", float(x), float(y), i // 20, i // 20 * 3 + i % 3)
+              for i, (x, y) in enumerate(rng.random((400, 2)))]  # fmt: skip
+    return ConferenceMap("test", papers, topics, themes)
+
+
+def test_map_names_never_overprint_at_any_zoom(tmp_path):
+    """The page opened from a file: at the whole view and zoomed in, no two drawn names overlap,
+    names crowded out at the whole view come back on zooming in, and themes are named zoomed in."""
+    from playwright.sync_api import sync_playwright
+
+    from rag.map.render import write_html
+
+    page_file = write_html(_crowded_map(), tmp_path / "map.html", "Crowded")
+    crossing = """() => { const b = cwMap.boxes.map(x => x.box); let n = 0;
+      for (let i = 0; i < b.length; i++) for (let j = i + 1; j < b.length; j++)
+        if (b[i][0] < b[j][2] && b[j][0] < b[i][2] && b[i][1] < b[j][3] && b[j][1] < b[i][3]) n++;
+      return [n, cwMap.boxes.map(x => x.text)]; }"""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        page.goto(page_file.as_uri(), wait_until="load")
+        page.wait_for_function("() => window.cwMap && cwMap.labels > 0")
+        seen = {}
+        for scale, dx, dy in ((1, 0, 0), (3, 0, 0), (3, 400, 300), (8, -200, 100)):
+            page.evaluate(f"() => cwMap.zoom({scale}, {dx}, {dy})")
+            crossings, texts = page.evaluate(crossing)
+            assert crossings == 0, (scale, texts)
+            seen[(scale, dx, dy)] = texts
+        browser.close()
+    whole = seen[(1, 0, 0)]
+    assert 0 < len(whole) < 20  # 20 long names do not all fit the whole view
+    assert any("theme" in t for texts in list(seen.values())[1:] for t in texts)  # themes zoomed in
