@@ -262,3 +262,14 @@ def test_the_map_shows_statuses_in_a_readers_words(store, embedder, corpus, tmp_
     ingest([corpus], store, embedder, chunk_tokens=60)
     shown = {p.id: p.status for p in build_map(tmp_path / "map", store).papers}
     assert shown["p-rej"] == "rejected" and shown["p-desk"] == "desk-rejected"
+
+
+def test_every_topic_of_a_small_corpus_is_named():
+    """A topic holding most of a small corpus cannot be twice as likely to say any word as the
+    corpus is: it is still named by its own words."""
+    texts = [f"Protein folding with model {i}." for i in range(8)] + [
+        f"Robot grasping {i}." for i in range(4)
+    ]
+    marks, vocab = tp.term_marks(texts)
+    names = tp.ctfidf_names(marks, vocab, np.repeat([0, 1], [8, 4]).astype(np.int32), distinct=True)
+    assert "protein" in " ".join(names[0]) and "robot grasping" in names[1]

@@ -90,7 +90,10 @@ def ctfidf_names(
         return [[] for _ in range(k)]
     scores = _scores(marks, labels, k, LIFT if distinct and k > 1 else 0.0)  # one cluster: lift 1
     if distinct:
-        return _distinct(scores, vocab, terms)
+        names = _distinct(scores, vocab, terms)
+        # A cluster left with no word of its own still gets its best one (tiny corpora only).
+        loose = _scores(marks, labels, k, 0.0)
+        return [n or _pick(loose.getrow(c), vocab, 1) for c, n in enumerate(names)]
     return [_pick(scores.getrow(c), vocab, terms, said[c] if said is not None else ()) for c in range(k)]
 
 
@@ -108,7 +111,10 @@ def _scores(marks, labels: np.ndarray, k: int, lift: float):
     inside = tf.data / sizes
     ratio = inside / np.maximum(everywhere[tf.indices], 1e-12)
     # A term only one paper says does not name a group of several (a title's own words).
-    dropped = ((tf.data < 2) & (sizes > 2)) | (ratio < lift)
+    # A cluster of a large share of a small corpus cannot reach `lift` (a term only it says has
+    # lift n / size): it is asked for half the way from 1 to what it could reach.
+    needed = np.minimum(lift, (len(labels) / sizes + 1) / 2) if lift else 0.0
+    dropped = ((tf.data < 2) & (sizes > 2)) | (ratio < needed)
     # Sparse all the way: a dense clusters x (words and phrases) table took 2 GB at 300 clusters.
     tf.data = inside * np.log(ratio)
     tf.data[dropped] = 0.0
