@@ -30,7 +30,7 @@ from rag.index.store import store_from_settings
 from rag.map.build import ensure_map, map_folder, paper_vectors
 from rag.map.model import ConferenceMap
 from rag.map.regions import region_share
-from rag.map.topics import _stem
+from rag.map.topics import name_keys
 from rag.settings import Settings
 
 SURVEY_FILES = ("survey-dev-a.jsonl", "survey-dev-b.jsonl")
@@ -82,11 +82,8 @@ def as_regions(conference_map: ConferenceMap) -> dict[str, float]:
     topic = np.array([p.topic for p in conference_map.papers])
     share = region_share(xy, topic)
     idx = NearestNeighbors(n_neighbors=16).fit(xy).kneighbors(xy, return_distance=False)
-    words = [{_stem(w).rstrip("s") for term in t.words for w in term.split()} for t in conference_map.topics]
-    heads = [
-        {_stem(w).rstrip("s") for w in t.words[0].split()} if t.words else set()
-        for t in conference_map.topics
-    ]
+    words = [set().union(*map(name_keys, t.words)) if t.words else set() for t in conference_map.topics]
+    heads = [name_keys(t.words[0]) if t.words else set() for t in conference_map.topics]
     pairs = [(a, b) for a in range(len(words)) for b in range(a + 1, len(words))]
     return {
         "region share, lowest topic": float(share.min()),

@@ -134,10 +134,10 @@ def _distinct(scores, vocab: np.ndarray, terms: int) -> list[list[str]]:
         if len(names[c]) == terms:
             continue
         term = str(vocab[j])
-        stems = {_stem(w).rstrip("s") for w in term.split()}  # "llms" and "llm" are one word here
+        stems = name_keys(term)
         if any(owner.get(s, c) != c for s in stems):
             continue  # another cluster's name says it
-        if any(stems & {_stem(w).rstrip("s") for w in t.split()} for t in names[c]):
+        if any(stems & name_keys(t) for t in names[c]):
             continue  # its own name says it already ("graph" after "graph rewiring")
         names[c].append(term)
         owner.update(dict.fromkeys(stems, c))
@@ -150,6 +150,12 @@ def without(words: Sequence[str], said: str) -> list[str]:
     taken = {_stem(w) for w in re.findall(r"[\w-]+", said)}
     kept = [t for t in words if not {_stem(w) for w in t.split()} & taken]
     return kept or list(words)
+
+
+def name_keys(term: str) -> set[str]:
+    """The words of a term as names compare them: "llms" and "llm" are one word, and
+    "long-context" says "context" ("retrieval · long-context · context" repeated itself)."""
+    return {_stem(w).rstrip("s") for w in re.split(r"[\s-]+", term) if w}
 
 
 def _stem(word: str) -> str:
