@@ -63,11 +63,13 @@ JS = """() => {
     askWhenFree(like.closest("span.cw-like").querySelector("pre.cw-like-q").textContent, 3000);
   }, true);
   // While an answer is still being finished the send button is not on the page (the stop button
-  // is): the question waits for it (up to 10 minutes), or a click then would be lost.
+  // is), and while its draft is being checked the chat says so: the question waits for both (up
+  // to 10 minutes), or a click then would be lost.
+  const busy = () => /being written|being checked/.test(document.querySelector("#cw-chat")?.innerText || "");
   const askWhenFree = (text, tries) => {
     const box = document.querySelector("#cw-tab-chat textarea");
     const send = document.querySelector("#cw-tab-chat button.submit-button");
-    if (!box || !send || send.disabled) {
+    if (!box || !send || send.disabled || busy()) {
       if (tries > 0) setTimeout(() => askWhenFree(text, tries - 1), 200);
       return;
     }
