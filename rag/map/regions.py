@@ -102,7 +102,9 @@ def _nest(xy: np.ndarray, topic: np.ndarray, raw: np.ndarray) -> np.ndarray:
         for i in np.flatnonzero((topic == t) & small):
             pair[i] = pair[big[np.argmin(((xy[big] - xy[i]) ** 2).sum(axis=1))]]
     # Numbered topic by topic, largest theme first within each.
-    order = sorted(set(pair.tolist()), key=lambda p: (p // (int(raw.max()) + 1), -int((pair == p).sum())))
+    kept, counts = np.unique(pair, return_counts=True)
+    width = int(raw.max()) + 1
+    order = [int(p) for _, _, p in sorted(zip(kept // width, -counts, kept))]
     number = {p: i for i, p in enumerate(order)}
     return np.array([number[p] for p in pair], dtype=np.int32)
 
