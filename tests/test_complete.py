@@ -165,3 +165,30 @@ def test_asked_which_papers_use_a_name_every_source_naming_it_is_described():
     setting = "Which papers make LLM inference cheaper through sparsity or compression?"
     sentences, citations = complete(parse(setting), answer, cites, sources, FakeEmbedder())
     assert "dGVZwyq5tV" not in {c.paper_id for c in citations}
+
+
+def test_a_paper_described_but_never_named_gets_its_name():
+    # The model's real draft on a slower CPU: the first paper's sentence quoted, its name nowhere.
+    proofs, views = _source("dWsdJAXjQD", 1), _source("dTGH9vUVdf", 2)
+    question = (
+        "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
+        "recorded driving trajectory?"
+    )
+    quoted = next(s.text for s in proofs.sentences if "formal proof" in s.text)
+    answer = [
+        AnswerSentence(f"The papers that optimize formal proofs are: “{quoted}” [1].", [1], True, 0.9),
+        AnswerSentence(
+            f"“{views.paper.title}” [2] synthesizes camera views on new trajectories.", [2], True, 0.9
+        ),
+    ]
+    cites = [
+        Citation(1, "dWsdJAXjQD", proofs.paper.title, "", [], "", 0, 0, 0.9),
+        Citation(2, "dTGH9vUVdf", views.paper.title, "", [], "", 0, 0, 0.9),
+    ]
+    sentences, citations = complete(parse(question), answer, cites, [proofs, views], FakeEmbedder())
+    text = rendered(sentences, citations)
+    assert "ImProver" in text and "FreeVS" in text, text
+    # The named paper is not described twice; the unnamed one keeps the model's sentence too.
+    assert sum(s.citations == [2] for s in sentences) == 1
+    assert any(s.text.startswith(f"“{proofs.paper.title}”: “") for s in sentences)
+    assert len(citations) == 2

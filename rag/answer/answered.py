@@ -94,7 +94,7 @@ def add_quotes(
     for q in quotes:
         number = by_paper.get(q.ev.paper.id)
         if number is None:
-            number = len(citations) + 1
+            number = max((c.number for c in citations), default=0) + 1
             paper, s = q.ev.paper, q.sentence
             citations.append(Citation(number, paper.id, paper.display_title, paper.url, paper.sources, s.text,
                                       s.start, s.end, 1.0))  # fmt: skip

@@ -124,7 +124,7 @@ def complete(
         ev, text = best
         number = by_paper.get(ev.paper.id)
         if number is None:
-            number = len(citations) + 1
+            number = max((c.number for c in citations), default=0) + 1
             sentence = next(s for s in ev.sentences if s.text == text)
             citations.append(Citation(number, ev.paper.id, ev.paper.display_title, ev.paper.url,
                                       ev.paper.sources, text, sentence.start, sentence.end, 1.0))  # fmt: skip
@@ -194,11 +194,13 @@ def _describe_papers(
         if added == MAX_DESCRIBED:
             break
         ev, number = by_id[pid], by_paper.get(pid)
-        if number is not None and _described(number, sentences, titles, asked):
+        # Described but never named ("The papers are: “We optimize proofs …” [1]") still leaves
+        # the reader without the paper's name, which is what was asked for.
+        if number is not None and _described(number, sentences, titles, asked, ev.paper.title or None):
             continue
         sentence = sentence or max(ev.sentences, key=lambda s: s.score + told(s))
         if number is None:
-            number = len(citations) + 1
+            number = max((c.number for c in citations), default=0) + 1
             citations.append(Citation(number, pid, ev.paper.display_title, ev.paper.url, ev.paper.sources,
                                       sentence.text, sentence.start, sentence.end, 1.0))  # fmt: skip
             by_paper[pid] = number
@@ -254,20 +256,28 @@ def _says_more(sentence: AnswerSentence, titles: Sequence[str], asked: set[str])
 
 
 def _described(
-    number: int, sentences: Sequence[AnswerSentence], titles: Sequence[str], asked: set[str]
+    number: int,
+    sentences: Sequence[AnswerSentence],
+    titles: Sequence[str],
+    asked: set[str],
+    title: str | None = None,
 ) -> bool:
-    """Some shown sentence citing `number` says something beyond the question and the titles."""
+    """Some shown sentence citing `number` says something beyond the question and the titles;
+    given its paper's `title`, the answer also names that paper somewhere."""
+    if title is not None and not _names(title, " ".join(s.text for s in sentences)):
+        return False
     return any(number in s.citations and _says_more(s, titles, asked) for s in sentences)
 
 
+def _names(title: str, answer: str) -> bool:
+    """The answer contains the title, or the name the title starts with ("RRM: ...")."""
+    head = re.split(r"[:—–]| - ", title, maxsplit=1)[0].strip()
+    return title.lower() in answer.lower() or (len(head) < len(title) and tx.name_in(head, answer))
+
+
 def _names_a_paper(answer: str, citations: Sequence[Citation]) -> bool:
-    """The answer contains a cited paper's title, or the name its title starts with ("RRM: ...")."""
-    low = answer.lower()
-    for c in citations:
-        head = re.split(r"[:—–]| - ", c.title, maxsplit=1)[0].strip()
-        if c.title.lower() in low or (len(head) < len(c.title) and tx.name_in(head, answer)):
-            return True
-    return False
+    """The answer contains a cited paper's title, or the name its title starts with."""
+    return any(_names(c.title, answer) for c in citations)
 
 
 def _best_sentence(
