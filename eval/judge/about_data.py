@@ -8,7 +8,9 @@ judge reads (the one nearest the topic): no abstract text is written.
     RAG_DATA_DIR=<conference index> python -m eval.judge.about_data [--out F]
 
 Only papers whose id's sha1 ends in an even digit are kept (sealed tests draw from the others),
-and only the survey files named in FILES (survey-dev-b stays out, to measure on).
+and only the survey files named in FILES (survey-dev-b stays out, to measure on; a sealed set
+joins once it has been run, i.e. is dev). `--files F.jsonl --every-paper --out P` writes the
+pairs of other gold files, every candidate kept: the measuring pairs (`eval.judge.about_auc`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from eval.judge.corpus import trainable
 from rag.search.membership import asked
 
 GOLD = Path(__file__).parent.parent / "gold" / "conference"
-FILES = ("survey-dev-a.jsonl", "survey-test.jsonl")
+FILES = ("survey-dev-a.jsonl", "survey-test.jsonl", "survey-sealed.jsonl", "survey-sealed-2.jsonl")
 OUT = Path(__file__).parent / "data" / "about-pairs.jsonl"
 
 
-def build(pipeline, files=FILES) -> list[dict]:
+def build(pipeline, files=FILES, every_paper: bool = False) -> list[dict]:
     from rag import text as tx
     from rag.search.membership import Membership
     from rag.search.survey import Survey, dense_search
@@ -43,7 +45,11 @@ def build(pipeline, files=FILES) -> list[dict]:
             within = pipeline.store.resolve(intent.filters)
             counts, _, _ = survey.candidates(intent, within)
             dense = [p for p in nearest(intent.query, within) if p not in counts]
-            ids = [p for p in [*list(counts)[: pipeline.settings.survey.candidates], *dense] if trainable(p)]
+            ids = [
+                p
+                for p in [*list(counts)[: pipeline.settings.survey.candidates], *dense]
+                if every_paper or trainable(p)
+            ]
             papers = pipeline.store.papers(ids)
             found = [papers[i] for i in ids if i in papers]
             sentences = near.nearest(intent.topic, intent.also, found)
@@ -62,11 +68,15 @@ def build(pipeline, files=FILES) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--files", nargs="+", default=list(FILES), help="survey gold files in eval/gold/conference"
+    )
+    ap.add_argument("--every-paper", action="store_true", help="keep untrainable papers too (measuring only)")
     args = ap.parse_args()
     from rag.answer.pipeline import Pipeline
     from rag.settings import Settings
 
-    rows = build(Pipeline(Settings()))
+    rows = build(Pipeline(Settings()), args.files, args.every_paper)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     kinds = {k: sum(r["kind"] == k for r in rows) for k in ("listed", "passing", "words", "dense")}
     print(f"{len(rows)} pairs -> {args.out}: {kinds}")

@@ -46,10 +46,11 @@ def main() -> None:
     ap.add_argument("--init", type=Path, default=None, help="a trained cross-encoder folder to start from")
     ap.add_argument("--topic-only", action="store_true", help="train the control (no paper) instead")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--pairs", type=Path, default=PAIRS, help="the training pairs (about_data's output)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/citewise-about-judge"))
     args = ap.parse_args()
     started = time.time()
-    rows = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in args.pairs.read_text().splitlines() if line.strip()]
     random.Random(args.seed).shuffle(rows)
     pairs = examples(rows, args.topic_only)
     print(f"{len(pairs)} pairs, {sum(p[2] == 0 for p in pairs)} about", flush=True)
