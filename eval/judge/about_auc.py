@@ -2,8 +2,8 @@
 trained on: `python -m eval.judge.about_auc PAIRS [--judge FOLDER] [--topic-only]`.
 
 PAIRS come from `python -m eval.judge.about_data --files survey-dev-b.jsonl --every-paper --out P`.
-Prints the AUC of p(about) within each question (mean), and pooled: listed papers above every other candidate, above those dense search
-offered, and above passing mentions (papers the list's author read and left out). `--topic-only`
+Prints the AUC of p(about) within each question (mean), and pooled: listed papers above every
+other candidate, above those dense search offered, and above passing mentions (papers the list's author read and left out). `--topic-only`
 scores the question without the paper: the control of a judge trained with `train_about
 --topic-only`, which must sit near 0.5.
 """

@@ -1,6 +1,6 @@
 """Train the membership judge ("is this paper about the topic?") and ship it:
 `python -m eval.judge.train_answer --work W` (for the answer judge's trained folder), then
-`python -m eval.judge.train_about --init W/answer/trained` (2 epochs, about 7 min on 2 cores).
+`python -m eval.judge.train_about --init W/answer/trained` (1 epoch, about 15 min on 2 cores).
 
 From `eval/judge/data/about-pairs.jsonl` (`python -m eval.judge.about_data`): the question "Which
 papers study <topic>?" beside a candidate's title and its sentence nearest the topic, labelled by
@@ -41,7 +41,7 @@ def examples(rows: list[dict], topic_only: bool = False) -> list[tuple[str, str,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=float, default=2.0)
+    ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--init", type=Path, default=None, help="a trained cross-encoder folder to start from")
     ap.add_argument("--topic-only", action="store_true", help="train the control (no paper) instead")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag import text as tx
-from rag.answer.citations import strip_markers
+from rag.answer.citations import next_number, strip_markers
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check, Citation
@@ -94,7 +94,7 @@ def add_quotes(
     for q in quotes:
         number = by_paper.get(q.ev.paper.id)
         if number is None:
-            number = max((c.number for c in citations), default=0) + 1
+            number = next_number(citations)
             paper, s = q.ev.paper, q.sentence
             citations.append(Citation(number, paper.id, paper.display_title, paper.url, paper.sources, s.text,
                                       s.start, s.end, 1.0))  # fmt: skip

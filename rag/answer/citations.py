@@ -139,6 +139,11 @@ def render_text(
     return " ".join(out)
 
 
+def next_number(citations: Sequence[Citation]) -> int:
+    """The number a newly added source takes: after the highest in use (numbers may have gaps)."""
+    return max((c.number for c in citations), default=0) + 1
+
+
 def compact(sentences: Sequence[AnswerSentence], citations: Sequence[Citation]) -> list[Citation]:
     """After sentences were taken out: the citations still cited, numbered again by first
     appearance, the sentences' numbers rewritten in place."""

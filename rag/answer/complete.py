@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag import text as tx
+from rag.answer.citations import next_number
 from rag.clauses import noun
 from rag.index.embedding import Embedder
 from rag.questions import Intent, Kind, Wanted
@@ -124,7 +125,7 @@ def complete(
         ev, text = best
         number = by_paper.get(ev.paper.id)
         if number is None:
-            number = max((c.number for c in citations), default=0) + 1
+            number = next_number(citations)
             sentence = next(s for s in ev.sentences if s.text == text)
             citations.append(Citation(number, ev.paper.id, ev.paper.display_title, ev.paper.url,
                                       ev.paper.sources, text, sentence.start, sentence.end, 1.0))  # fmt: skip
@@ -200,7 +201,7 @@ def _describe_papers(
             continue
         sentence = sentence or max(ev.sentences, key=lambda s: s.score + told(s))
         if number is None:
-            number = max((c.number for c in citations), default=0) + 1
+            number = next_number(citations)
             citations.append(Citation(number, pid, ev.paper.display_title, ev.paper.url, ev.paper.sources,
                                       sentence.text, sentence.start, sentence.end, 1.0))  # fmt: skip
             by_paper[pid] = number
