@@ -192,3 +192,27 @@ def test_a_paper_described_but_never_named_gets_its_name():
     assert sum(s.citations == [2] for s in sentences) == 1
     assert any(s.text.startswith(f"“{proofs.paper.title}”: “") for s in sentences)
     assert len(citations) == 2
+
+
+def test_a_list_that_alone_names_a_paper_stays():
+    # The model's draft on CI's CPU: the proof paper described only by a bare quote and named only
+    # in the sentence that lists both papers; that list must not go when the other paper gets its
+    # own sentence, or the answer loses the proof paper's name.
+    proofs, views = _source("dWsdJAXjQD", 1), _source("dTGH9vUVdf", 2)
+    question = (
+        "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
+        "recorded driving trajectory?"
+    )
+    quoted = next(s.text for s in proofs.sentences if "formal proof" in s.text)
+    answer = [
+        AnswerSentence(f"The papers that optimize formal proofs are: “{quoted}” [1].", [1], True, 0.9),
+        AnswerSentence(f"They are “{proofs.paper.title}” and “{views.paper.title}”.", [1, 2], True, 0.9),
+    ]
+    cites = [
+        Citation(1, "dWsdJAXjQD", proofs.paper.title, "", [], "", 0, 0, 0.9),
+        Citation(2, "dTGH9vUVdf", views.paper.title, "", [], "", 0, 0, 0.9),
+    ]
+    sentences, _ = complete(parse(question), answer, cites, [proofs, views], FakeEmbedder())
+    text = rendered(sentences, cites)
+    assert "ImProver" in text and "FreeVS" in text, text
+    assert any(s.text.startswith(f"“{views.paper.title}”: “") for s in sentences), text

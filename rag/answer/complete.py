@@ -209,15 +209,25 @@ def _describe_papers(
         sentences.append(AnswerSentence(text, [number], True, 1.0, False, [Check("quoted", True)]))
         added += 1
     if added:
-        # "The papers are “A” [1] and “B” [2]." says nothing once A and B have their own sentence.
-        sentences = [
-            s
-            for s in sentences
-            if not s.citations
-            or _says_more(s, titles, asked)
-            or not all(_described(n, sentences, titles, asked) for n in s.citations)
-        ]
+        sentences = _drop_bare_lists(sentences, citations, titles, asked)
     return sentences, citations
+
+
+def _drop_bare_lists(
+    sentences: list[AnswerSentence], citations: Sequence[Citation], titles: Sequence[str], asked: set[str]
+) -> list[AnswerSentence]:
+    """ "The papers are “A” [1] and “B” [2]." says nothing once A and B have their own sentence; it
+    goes only if each paper it cites stays both described and named without it (it may be the one
+    sentence that names a paper the model described by a bare quote)."""
+    title_of = {c.number: c.title or None for c in citations}
+    kept = list(sentences)
+    for s in sentences:
+        if not s.citations or _says_more(s, titles, asked):
+            continue
+        rest = [t for t in kept if t is not s]
+        if all(_described(n, rest, titles, asked, title_of.get(n)) for n in s.citations):
+            kept = rest
+    return kept
 
 
 def _naming_sources(intent: Intent, evidence: Sequence[Evidence]) -> dict[str, Sentence]:
