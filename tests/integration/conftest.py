@@ -28,7 +28,9 @@ def free_port() -> int:
 def seed_dir(tmp_path_factory) -> Path:
     """A data directory with the seeds indexed by the real model (built once per test run)."""
     data = tmp_path_factory.mktemp("seed-index")
-    settings = Settings(data_dir=data)
+    # The models (and the kept measurement that picks the ONNX backend) every seed test reads: an
+    # index embedded by one backend is stale to the other.
+    settings = Settings(data_dir=data, models_path=ROOT / "data" / "models")
     embedder = embedder_from_settings(settings)
     summary = ingest(
         [SEEDS],

@@ -47,7 +47,7 @@ def test_a_search_with_the_onnx_embedder_never_imports_torch(folder, seed_dir):
         "import sys\n"
         "from rag.answer.pipeline import Pipeline\n"
         "from rag.settings import Settings\n"
-        f"s = Settings(data_dir={str(seed_dir)!r}, models_path={str(ROOT / 'data' / 'models')!r}, embed_backend='onnx-int8')\n"
+        f"s = Settings(data_dir={str(seed_dir)!r}, models_path={str(ROOT / 'data' / 'models')!r}, embed_backend='auto')\n"
         "r = Pipeline(s).search('Time-MoE pretraining data size', 3)\n"
         "print(r[0].paper.title)\n"
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
