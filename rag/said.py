@@ -54,13 +54,21 @@ _STATUS_BEFORE = re.compile(
     re.I,
 )
 # Said after the papers, only in a question for a list ("papers on X that were withdrawn",
-# "submissions that got rejected", "accepted as a poster", "X papers (oral)", "... at ICLR, accepted only").
+# "submissions that got rejected", "accepted as a poster", "X papers (oral)", "... at ICLR, accepted only",
+# "... that were rejected or withdrawn").
 _STATUS_AFTER = re.compile(
     rf"\b(?:(?:were|was|got|been|are|is|be|get)\s+)?accepted\s+as\s+(?:an?\s+)?(?:{_ANY_STATUS})\b"
     rf"|\b(?:were|was|got|been|are|is|be|get)\s+(?:{_ANY_STATUS})\b"
-    rf"|\b(?:{_ANY_STATUS})(?=\s*(?:$|[?.!,;:)]|\s+(?:only|ones)\b))",
+    rf"|\b(?:{_ANY_STATUS})(?=\s*(?:$|[?.!,;:)]|\s+(?:only|ones)\b))"
+    rf"|\b(?:{_ANY_STATUS})(?=\s*(?:or|and|/)\s*(?:{_ANY_STATUS})\b)",  # "rejected or withdrawn"
     re.I,
 )
+
+
+# Every stored status: "not accepted" is all of them but the accepted ones.
+_EVERY_STATUS = tuple(dict.fromkeys(v for values in STATUS_FORMS.values() for v in values))
+# A status word negated just before it: "not accepted", "weren't accepted", "never accepted".
+_NEGATED = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:(?:been|be|get|got|yet)\s+)?$", re.I)
 
 
 def _status_of(words: str) -> tuple[str, ...]:
@@ -72,6 +80,20 @@ def _status_of(words: str) -> tuple[str, ...]:
         if re.fullmatch(pattern, word, re.I):
             return STATUS_FORMS[name]
     return ()
+
+
+def _statuses(question: str, found: list[re.Match[str]]) -> tuple[str, ...]:
+    """The statuses the matched phrases name, less the ones said negated ("not accepted, i.e.
+    rejected or withdrawn"; "accepted, not withdrawn"); only negated ones: every other status."""
+    named: list[str] = []
+    negated: set[str] = set()
+    for m in found:
+        statuses = _status_of(m.group(0))
+        if _NEGATED.search(question[: m.start()]):
+            negated |= set(statuses)
+        else:
+            named += statuses
+    return tuple(v for v in (named or (_EVERY_STATUS if negated else ())) if v not in negated)
 
 
 # A reader's names for each primary area: (what the index's area value begins with or holds,
@@ -109,7 +131,7 @@ _AREA_ALT = "|".join(re.escape(n) for n in _AREA_NAMES)
 _AREA_SAID = re.compile(
     rf"\b(?:in|from|within|under|of)\s+(?:the\s+)?(?P<a>{_AREA_ALT})(?:\s+(?:primary\s+)?(?:area|track|category))\b"
     rf"|\b(?:in|from|within)\s+the\s+(?:primary\s+)?(?:area|track|category)\s+(?:of\s+)?[\"“']?(?P<b>{_AREA_ALT})\b"
-    rf"|\b(?P<c>{_AREA_ALT})[- ](?:area|track)\b",
+    rf"|\b(?P<c>{_AREA_ALT})(?:\s+[a-z]+){{0,2}}?[- ](?:area|track)\b",
     re.I,
 )
 # An official area named after "in" ("Which papers in applications to computer vision, audio, ...
@@ -147,13 +169,11 @@ def said(question: str, topic: str = "", listing: bool = False) -> Said:
     that were withdrawn" cannot be about one paper's fate."""
     filters: dict[str, tuple[str, ...]] = {}
     words: list[str] = []
-    statuses: list[str] = []
     found = _apart(
         [*_STATUS_BEFORE.finditer(question), *(_STATUS_AFTER.finditer(question) if listing else [])]
     )
-    for m in found:
-        statuses += _status_of(m.group(0))
-        words.append(m.group(0))
+    words += [m.group(0) for m in found]
+    statuses = _statuses(question, found)
     if statuses:
         filters["status"] = tuple(dict.fromkeys(statuses))
     area = _AREA_SAID.search(question)
@@ -174,8 +194,9 @@ def said(question: str, topic: str = "", listing: bool = False) -> Said:
         words.append(venue.group(0))
     rest = question
     for m in sorted(found, key=lambda m: -m.start()):
+        negation = _NEGATED.search(question[: m.start()])
         rest = (
-            rest[: m.start()]
+            rest[: negation.start() if negation else m.start()]
             + (
                 "papers"
                 if m.group(0).lower().endswith("s")

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from rag.judge.model import JudgeLoadError
-from rag.judge.reader import READER, Reader, _spans, question_reader
+from rag.judge.reader import READER, Reader, _balanced, _spans, question_reader
 from rag.questions import Kind, parse
 
 
@@ -103,3 +103,21 @@ def test_the_shipped_membership_judge_reads_a_paper_about_the_topic_above_one_th
         ],
     )
     assert about > 0.5 > other
+
+
+@pytest.mark.parametrize(
+    "question,span,name",
+    [
+        ("Which orals address hallucination in LLMs?", "hallucination in", "hallucination"),
+        ("Papers on theorem proving or autoformalization?", "theorem proving or", "theorem proving"),
+        (
+            "Which papers study LoRA (low-rank adaptation)?",
+            "LoRA (low-rank adaptation",
+            "LoRA (low-rank adaptation)",
+        ),
+        ("Work on the lottery ticket hypothesis", "lottery ticket hypothesis", "lottery ticket hypothesis"),
+    ],
+)
+def test_a_read_name_never_ends_on_a_joining_word(question, span, name):
+    at = question.index(span)
+    assert _balanced(question, at, at + len(span)) == name

@@ -29,6 +29,26 @@ STATUS_ROWS = [
     ("model editing papers that were accepted as a poster", ("poster",)),
     ("Which papers on KANs were accepted?", ACCEPTED),
 ]
+# A negated status is every other status.
+NOT_ACCEPTED = ("submitted", "withdrawn", "rejected")
+NEGATED_ROWS = [
+    ("papers on world models that were not accepted", NOT_ACCEPTED),
+    ("Which submissions on KANs weren't accepted?", NOT_ACCEPTED),
+    (
+        "model merging papers that were not withdrawn",
+        ("oral", "spotlight", "poster", "submitted", "rejected"),
+    ),
+    (
+        "submissions on pruning that were not accepted, i.e. rejected or withdrawn?",
+        ("submitted", "withdrawn"),
+    ),
+    ("papers on LoRA that were accepted, not withdrawn", ACCEPTED),
+]
+
+
+@pytest.mark.parametrize("question,statuses", NEGATED_ROWS)
+def test_a_negated_status_is_every_other_status(question, statuses):
+    assert set(said(question, "x", listing=True).filters.get("status")) == set(statuses)
 
 
 @pytest.mark.parametrize("question,statuses", STATUS_ROWS)
@@ -62,6 +82,21 @@ def test_each_name_of_an_area_said_as_an_area_is_that_area(value, names):
         assert said(
             f"What work in the {name} track uses transformers?", "transformers", listing=True
         ).filters["area"] == (value,), name
+
+
+@pytest.mark.parametrize(
+    "question,area",
+    [
+        (
+            "Molecular docking papers in the physical sciences applications area",
+            "applications to physical sciences",
+        ),
+        ("Which papers in the learning theory research track study bandits?", "learning theory"),
+        ("Which RL papers in the safety track use world models?", "alignment, fairness, safety"),
+    ],
+)
+def test_an_area_named_with_a_word_or_two_before_area_is_that_area(question, area):
+    assert said(question, "x", listing=True).filters.get("area") == (area,)
 
 
 @pytest.mark.parametrize(

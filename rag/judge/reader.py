@@ -11,6 +11,7 @@ with the filter table (`rag.questions`): they are a closed vocabulary.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -146,7 +147,13 @@ def _balanced(question: str, a: int, b: int) -> str:
         text = text.strip(" ,;:?.!")
     if text.count("(") > text.count(")"):  # still unclosed: the words before the "(" are the name
         text = text[: text.rfind("(")].strip(" ,;:?.!")
+    # A name never ends on a joining word: "hallucination in", "theorem proving or".
+    while _DANGLING.search(text):
+        text = _DANGLING.sub("", text).strip(" ,;:?.!")
     return text
+
+
+_DANGLING = re.compile(r"\s+(?:or|and|nor|in|of|for|to|with|by|on|from|at|via|as|the|a|an)$", re.I)
 
 
 def _gap(question: str, end: int, start: int) -> bool:
