@@ -28,9 +28,14 @@ def free_port() -> int:
 def seed_dir(tmp_path_factory) -> Path:
     """A data directory with the seeds indexed by the real model (built once per test run)."""
     data = tmp_path_factory.mktemp("seed-index")
-    # The models (and the kept measurement that picks the ONNX backend) every seed test reads: an
-    # index embedded by one backend is stale to the other.
-    settings = Settings(data_dir=data, models_path=ROOT / "data" / "models")
+    # One ONNX folder, with its kept measurement of which backend is faster here, for the index and
+    # for every test that reads it (with `seed_settings` or this folder's own models): an index
+    # embedded by one backend is stale to the other, and two measurements may disagree.
+    shared = ROOT / "data" / "models" / "all-MiniLM-L6-v2-onnx"
+    shared.mkdir(parents=True, exist_ok=True)
+    (data / "models").mkdir()
+    (data / "models" / shared.name).symlink_to(shared, target_is_directory=True)
+    settings = Settings(data_dir=data)
     embedder = embedder_from_settings(settings)
     summary = ingest(
         [SEEDS],
