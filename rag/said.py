@@ -82,14 +82,14 @@ def _status_of(words: str) -> tuple[str, ...]:
     return ()
 
 
-def _statuses(question: str, found: list[re.Match[str]]) -> tuple[str, ...]:
+def _statuses(found: list[re.Match[str]], negations: list[re.Match[str] | None]) -> tuple[str, ...]:
     """The statuses the matched phrases name, less the ones said negated ("not accepted, i.e.
     rejected or withdrawn"; "accepted, not withdrawn"); only negated ones: every other status."""
     named: list[str] = []
     negated: set[str] = set()
-    for m in found:
+    for m, negation in zip(found, negations):
         statuses = _status_of(m.group(0))
-        if _NEGATED.search(question[: m.start()]):
+        if negation:
             negated |= set(statuses)
         else:
             named += statuses
@@ -172,8 +172,9 @@ def said(question: str, topic: str = "", listing: bool = False) -> Said:
     found = _apart(
         [*_STATUS_BEFORE.finditer(question), *(_STATUS_AFTER.finditer(question) if listing else [])]
     )
+    negations = [_NEGATED.search(question[: m.start()]) for m in found]
     words += [m.group(0) for m in found]
-    statuses = _statuses(question, found)
+    statuses = _statuses(found, negations)
     if statuses:
         filters["status"] = tuple(dict.fromkeys(statuses))
     area = _AREA_SAID.search(question)
@@ -193,8 +194,7 @@ def said(question: str, topic: str = "", listing: bool = False) -> Said:
         filters["venue"] = (f"{venue.group('venue').lower()} {venue.group('year')}",)
         words.append(venue.group(0))
     rest = question
-    for m in sorted(found, key=lambda m: -m.start()):
-        negation = _NEGATED.search(question[: m.start()])
+    for m, negation in sorted(zip(found, negations), key=lambda pair: -pair[0].start()):
         rest = (
             rest[: negation.start() if negation else m.start()]
             + (

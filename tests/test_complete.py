@@ -167,23 +167,32 @@ def test_asked_which_papers_use_a_name_every_source_naming_it_is_described():
     assert "dGVZwyq5tV" not in {c.paper_id for c in citations}
 
 
+PROOFS_OR_VIEWS = (
+    "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
+    "recorded driving trajectory?"
+)
+
+
+def _proofs_and_views():
+    """The two sources of the "proofs or views" question, the question, the proof paper's sentence
+    on formal proofs, and both cited."""
+    proofs, views = _source("dWsdJAXjQD", 1), _source("dTGH9vUVdf", 2)
+    quoted = next(s.text for s in proofs.sentences if "formal proof" in s.text)
+    cites = [
+        Citation(1, "dWsdJAXjQD", proofs.paper.title, "", [], "", 0, 0, 0.9),
+        Citation(2, "dTGH9vUVdf", views.paper.title, "", [], "", 0, 0, 0.9),
+    ]
+    return proofs, views, PROOFS_OR_VIEWS, quoted, cites
+
+
 def test_a_paper_described_but_never_named_gets_its_name():
     # The model's real draft on a slower CPU: the first paper's sentence quoted, its name nowhere.
-    proofs, views = _source("dWsdJAXjQD", 1), _source("dTGH9vUVdf", 2)
-    question = (
-        "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
-        "recorded driving trajectory?"
-    )
-    quoted = next(s.text for s in proofs.sentences if "formal proof" in s.text)
+    proofs, views, question, quoted, cites = _proofs_and_views()
     answer = [
         AnswerSentence(f"The papers that optimize formal proofs are: “{quoted}” [1].", [1], True, 0.9),
         AnswerSentence(
             f"“{views.paper.title}” [2] synthesizes camera views on new trajectories.", [2], True, 0.9
         ),
-    ]
-    cites = [
-        Citation(1, "dWsdJAXjQD", proofs.paper.title, "", [], "", 0, 0, 0.9),
-        Citation(2, "dTGH9vUVdf", views.paper.title, "", [], "", 0, 0, 0.9),
     ]
     sentences, citations = complete(parse(question), answer, cites, [proofs, views], FakeEmbedder())
     text = rendered(sentences, citations)
@@ -198,19 +207,10 @@ def test_a_list_that_alone_names_a_paper_stays():
     # The model's draft on CI's CPU: the proof paper described only by a bare quote and named only
     # in the sentence that lists both papers; that list must not go when the other paper gets its
     # own sentence, or the answer loses the proof paper's name.
-    proofs, views = _source("dWsdJAXjQD", 1), _source("dTGH9vUVdf", 2)
-    question = (
-        "Which papers optimize formal proofs with an LLM agent or synthesize camera views off the "
-        "recorded driving trajectory?"
-    )
-    quoted = next(s.text for s in proofs.sentences if "formal proof" in s.text)
+    proofs, views, question, quoted, cites = _proofs_and_views()
     answer = [
         AnswerSentence(f"The papers that optimize formal proofs are: “{quoted}” [1].", [1], True, 0.9),
         AnswerSentence(f"They are “{proofs.paper.title}” and “{views.paper.title}”.", [1, 2], True, 0.9),
-    ]
-    cites = [
-        Citation(1, "dWsdJAXjQD", proofs.paper.title, "", [], "", 0, 0, 0.9),
-        Citation(2, "dTGH9vUVdf", views.paper.title, "", [], "", 0, 0, 0.9),
     ]
     sentences, _ = complete(parse(question), answer, cites, [proofs, views], FakeEmbedder())
     text = rendered(sentences, cites)
