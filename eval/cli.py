@@ -64,6 +64,12 @@ def evaluate(
     resume: bool = typer.Option(
         False, "--resume", help="Keep the items a stopped run already scored in --out; run the rest."
     ),
+    share_drafts: bool = typer.Option(
+        False,
+        "--share-drafts",
+        help="Configs that send the same prompt share one draft (temperature 0): the selector beside the rule "
+        "chain in one run at the cost of one generation (eval/shared.py).",
+    ),
     distractors: list[int] = typer.Option(
         None,
         "--distractors",
@@ -185,6 +191,10 @@ def evaluate(
                 llm = ReplayLLM(replay, live=functools.cache(lambda: Pipeline(settings).llm()))
             except ValueError as exc:
                 _fail(str(exc))
+        if share_drafts and llm is None:
+            from eval.shared import SharedDrafts
+
+            llm = SharedDrafts(Pipeline(settings).llm())
         folder, summary = run_eval(
             Pipeline(settings, llm=llm),
             gold=gold or [],
@@ -194,7 +204,7 @@ def evaluate(
             retrieval_only=retrieval_only,
             out=out,
             ablation=ablation,
-            only=llm.items if llm is not None else None,  # a replay judges the stored items only
+            only=getattr(llm, "items", None),  # a replay judges the stored items only
             progress=progress,
             distractors=sorted(set(distractors or [])),
             resume=resume,

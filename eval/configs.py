@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.answer.stages import RULE_STAGES
 from rag.settings import TrustSettings
 
 
@@ -21,6 +22,12 @@ CONFIGS: dict[str, Config] = {
     c.name: c
     for c in [
         Config("hybrid", "citewise defaults: dense + BM25 fused by RRF, 3 sources"),
+        Config(
+            "rules",
+            "the chain of rules the selector replaced: refusals before generation, answered, refuse, wanted, "
+            "sentences cut into clauses",
+            {"answer_stages": list(RULE_STAGES), "trust": {"whole_sentences": False}},
+        ),
         Config("dense", "dense retrieval only", {"fusion": "dense", "rerank_papers": 0}),
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),

@@ -42,6 +42,12 @@ class TrustSettings(BaseModel):
         "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
         "the question describes) reaches this (the paper_fit check).",
     )
+    whole_sentences: bool = Field(
+        True,
+        description="A sentence that fails its checks is removed whole: never trimmed of a span or cut into "
+        "clauses, so every shown sentence is a whole sentence of the draft (false: the trimming and clause "
+        "splitting of `trim_spans`, which left fragments).",
+    )
     trim_spans: bool = Field(
         True,
         description="A sentence that fails its checks is checked again without the spans its source "
@@ -108,6 +114,26 @@ class TrustSettings(BaseModel):
         "answer in a short extra call, and an answer it grades unanswered is refused. `no_answering_sentence`: "
         "before the model writes, no sentence of the sources answers the question by the answer judge "
         "(p < `answer_refuse`; needs `evidence_judge`; one-part questions, not lists).",
+    )
+
+
+class SelectSettings(BaseModel):
+    """The `select` stage: one learned decision per answer (rag/answer/select/)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Show the draft (else the quote) when the selector's p that it answers reaches this; "
+        "refuse when neither does. Lower answers more, higher refuses more. Empty: the threshold shipped "
+        "with the selector, chosen on dev for at most 3% of answerable questions refused.",
+    )
+    cascade: bool = Field(
+        True,
+        description="Ask the model's verdict only when it can change the selector's decision "
+        "(false: always ask; the training data is gathered that way).",
     )
 
 
@@ -296,9 +322,11 @@ class Settings(BaseSettings):
         "set one field with RAG_TRUST__<FIELD> (e.g. RAG_TRUST__MIN_COVERAGE=0.6).",
     )
     answer_stages: list[str] = Field(
-        ["clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render"],
+        ["clean", "check", "verdict", "select", "complete", "render"],
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
-        "clean, verdict, answered, refuse, complete and wanted can be left out, check and render always run. "
+        "clean, verdict, select, answered, refuse, complete and wanted can be left out, check and render always run. "
+        "select: one learned decision (show the draft, quote the sentence that answers, or refuse) in place of "
+        "the rules; with it, no rule refuses before generation. answered, refuse and wanted: the rules it replaced. "
         "answered: with `evidence_judge` on, the evidence sentence the answer judge finds answers the question, "
         "quoted when the answer does not answer (a declining draft is then no refusal). verdict: "
         "the model judges each checked sentence against the source it cites, in one more turn of the "
@@ -306,6 +334,10 @@ class Settings(BaseSettings):
         "(trust.on_contradiction).",
     )
 
+    select: SelectSettings = Field(
+        default_factory=lambda: SelectSettings(),
+        description="The answer selector; set one field with RAG_SELECT__<FIELD> (e.g. RAG_SELECT__THRESHOLD=0.3).",
+    )
     survey: SurveySettings = Field(
         default_factory=lambda: SurveySettings(),
         description="Survey lists; set one field with RAG_SURVEY__<FIELD> (e.g. RAG_SURVEY__JUDGE=false).",
@@ -377,7 +409,8 @@ def env_example() -> str:
         "# citewise settings: copy to .env and change what you need. Every variable has the RAG_ prefix."
     ]
     for name, field in Settings.model_fields.items():
-        section = {"trust": TrustSettings, "survey": SurveySettings, "map": MapSettings}.get(name)
+        section = {"trust": TrustSettings, "select": SelectSettings, "survey": SurveySettings,
+                   "map": MapSettings}.get(name)  # fmt: skip
         if section is not None:  # one variable per field, RAG_<SECTION>__<FIELD>
             lines.append(f"# --- {field.description}")
             lines += _variables(section.model_fields, f"{name.upper()}__")

@@ -184,6 +184,7 @@ class Answer:
     cached_tokens: int | None = None  # of those, how many the LLM reused from its prompt cache
     error: str = ""  # set when the LLM failed; the sources are still returned
     trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
+    selected: dict | None = None  # the `select` stage: its features, candidates and decision
     intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
     near_misses: list[Any] = field(default_factory=list)  # SurveyHit: papers on the words the judge cut
@@ -219,6 +220,7 @@ class Answer:
             "error": self.error,
             "intent": self.intent.to_json() if self.intent is not None else None,
             "trace": [asdict(t) for t in self.trace],
+            "selected": self.selected,
             "listing": self.listing,
             "papers": [h.to_json() for h in self.papers],
             "near_misses": [h.to_json() for h in self.near_misses],

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag.answer.pipeline import Pipeline
+from rag.answer.stages import RULE_STAGES
 from rag.index.ingest import ingest
 from rag.index.store import Store
 from rag.settings import Settings, TrustSettings
@@ -84,13 +85,16 @@ def indexed(store, embedder, corpus) -> Store:
 
 def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) -> tuple[Pipeline, FakeLLM]:
     llm = FakeLLM(replies)
-    trust = {"min_relevance": 0.2, "support_threshold": 0.3}
+    # Logic tests of the rules the selector replaced run them as before (RULE_STAGES); the
+    # selector's tests ask for the default stages (tests/test_selector.py).
+    trust = {"min_relevance": 0.2, "support_threshold": 0.3, "whole_sentences": False}
     trust |= {k: settings.pop(k) for k in list(settings) if k in TrustSettings.model_fields}
     # The answer judge is real weights: logic tests run without it unless they ask for it
     # (tests/test_answer_judge.py and the integration tests run it).
     # So are the question reader and the survey's membership judge (tests/test_reader.py runs them).
     survey = {"reader": False, "judge": False} | settings.pop("survey", {})
     opts = {
+        "answer_stages": list(RULE_STAGES),
         "data_dir": store.chroma_dir.parent,
         "trust": trust,
         "evidence_judge": False,

@@ -19,6 +19,9 @@ from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, Su
 from rag.answer.generate import write
 from rag.answer.listing import listing_sentence, unknown_filters
 from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
+from rag.answer.select import signals as sg
+from rag.answer.select.selector import shipped_selector
+from rag.answer.select.stage import Selection
 from rag.answer.stages import judge
 from rag.answer.trust import Stance, Trust, trust_from_settings
 from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
@@ -201,7 +204,9 @@ class Pipeline:
 
         trust = trust or self.trust
         evidence = self.sources(intent, qvec, results)
-        gate = trust.screen(intent, results, evidence)
+        selection = self.selection(intent, results, evidence, trust)
+        # With the selector, the rules before generation are signals: none refuses on its own.
+        gate = None if selection else trust.screen(intent, results, evidence)
         if gate and not draft_always:
             yield finish(**judge(intent, "", [], self.embedder, trust, gate=gate))
             return
@@ -219,7 +224,7 @@ class Pipeline:
         # The verdict reads the answer's prompt, which llama.cpp has cached; answers written in
         # parts had one prompt each, and are judged after a prompt of their own.
         said = prompts[0][0] if len(prompts) == 1 else build_messages(intent.query, evidence)
-        fields = self._judge(intent, draft, evidence, llm, trust, gate, (said, timings))
+        fields = self._judge(intent, draft, evidence, llm, trust, gate, (said, timings), selection)
         tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=None if None in tokens else sum(tokens), cached_tokens=cached)  # fmt: skip
@@ -233,6 +238,7 @@ class Pipeline:
         trust: Trust,
         gate,
         conversation: tuple[list[Message], Timings] | None = None,
+        selection: Selection | None = None,
     ) -> dict:
         """The draft through the answer stages, with the model as the confirmer and the grader;
         the papers it confirmed are kept so the eval can judge the same draft again."""
@@ -263,13 +269,27 @@ class Pipeline:
                        grade=lambda checked: grade(llm, checked.text, intent.question),
                        confirm=confirm, stages=self.settings.answer_stages, entail=entail,
                        audit=verdicts if conversation else None,
-                       answering=self.answering(intent.query))  # fmt: skip
+                       answering=self.answering(intent.query), selection=selection)  # fmt: skip
         if not gate:
             passed = Step("screen", "passed", "", "the sources are close enough to the question")
             fields["trace"] = [passed, *fields.get("trace", [])]
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         return fields | {"paper_confirmed": confirmed, "entailed": entailed}
+
+    def selection(
+        self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], trust: Trust
+    ) -> Selection | None:
+        """The selector bound to this answer with what it reads before generation (None when the
+        `select` stage is not among the settings' stages)."""
+        if "select" not in self.settings.answer_stages:
+            return None
+        s = self.settings.select
+        selector = shipped_selector()
+        if selector is not None and s.threshold is not None:
+            selector = replace(selector, threshold=s.threshold)
+        before = sg.question_features(intent) | sg.screen_features(trust, trust.screen_view(intent, results, evidence))
+        return Selection(selector, before, cascade=s.cascade)
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
         """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""

@@ -20,6 +20,9 @@ reason), so "why was this sentence removed?" has an answer.
   wanted    an answer without the kind of thing the question asks for (a number, asked "how
             many") gets the cited paper's sentence that gives it, quoted, or is refused
             (`complete.lacks_wanted`, `complete.complete_wanted`)
+  select    one decision over every signal (rag/answer/select/): show the checked draft, quote
+            the sentence of the question's paper that answers, or refuse naming the nearest
+            sentence; replaces `answered`, `refuse` and `wanted`, which remain for comparison
   render    the shown text with its markers renumbered in reading order
 
 `clean`, `verdict`, `answered`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
@@ -38,14 +41,18 @@ from rag.answer.citations import compact, render_text, strip_markers
 from rag.answer.clean import clean_draft
 from rag.answer.complete import complete, complete_wanted, lacks_wanted
 from rag.answer.prompts import REFUSAL
+from rag.answer.select.stage import Select, Selection
 from rag.answer.trust import Checked, Confirm, Entail, Refusal, Stance, Trust, check_answer
 from rag.index.embedding import Embedder
 from rag.questions import Intent
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Check, Citation, Step
 
-STAGES = ("clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render")
-OPTIONAL = ("clean", "verdict", "answered", "refuse", "complete", "wanted")
+STAGES = ("clean", "check", "verdict", "select", "answered", "refuse", "complete", "wanted", "render")
+OPTIONAL = ("clean", "verdict", "select", "answered", "refuse", "complete", "wanted")
+# The chain of rules the selector replaced, kept to measure against (eval config `rules`): with
+# these stages (and `trust.whole_sentences` false) an answer is made as before the selector.
+RULE_STAGES = ("clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render")
 
 
 @dataclass
@@ -62,6 +69,7 @@ class Context:
     entail: Entail | None = None  # what does the cited abstract say of the sentence?
     audit: au.Audit | None = None  # the model's stance on each statement, after the answer's prompt
     answering: Answering | None = None  # the answer judge bound to the question (None: not used)
+    selection: Selection | None = None  # the selector and the signals read before generation
 
 
 @dataclass
@@ -76,6 +84,9 @@ class Work:
     refusal: Refusal | None = None
     judged: bool | None = None
     quoted: bool = False  # the `answered` stage quoted evidence: a declining draft is overruled
+    stances: list[str] | None = None  # the model's verdict on each shown sentence (None: not asked)
+    verdict_skipped: bool = False  # the cascade did not ask: no verdict could change the decision
+    selected: dict | None = None  # the `select` stage's features, decision and candidates
     trace: list[Step] = field(default_factory=list)
 
     def note(self, stage: str, decision: str, sentence: str = "", reason: str = "") -> None:
@@ -165,10 +176,16 @@ class JudgedInContext:
         if ctx.audit is None or not asked:
             work.note(self.name, "skipped", "", "no model" if asked else "nothing the model needs to judge")
             return
+        if ctx.selection is not None and not ctx.selection.verdict_matters(work, ctx):
+            work.verdict_skipped = True
+            work.note(self.name, "skipped", "", "the verdict cannot change the selector's decision")
+            return
+        work.stances = []
         offered = {ev.number: ev for ev in ctx.evidence}
         against: dict[int, list[str]] = {}  # sentence index -> why it is contradicted
         for st, said in zip(asked, ctx.audit(asked)):
             sentence, ev = work.sentences[st.index], offered[st.source]
+            work.stances.append(said.value if said is not None else "")
             where = ev.short_title
             if said is Stance.CONTRADICTED:
                 quote = au.contradicted_by(st.text, ev)
@@ -288,6 +305,7 @@ _ALL = {
         Clean(),
         CheckSentences(),
         JudgedInContext(),
+        Select(),
         Answered(),
         Refuse(),
         Complete(),
@@ -329,6 +347,7 @@ def judge(
     entail: Entail | None = None,
     audit: au.Audit | None = None,
     answering: Answering | None = None,
+    selection: Selection | None = None,
 ) -> dict:
     """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
     refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
@@ -337,14 +356,14 @@ def judge(
         return refusal_fields(gate) | dict(
             trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
         )
-    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit, answering)
+    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit, answering, selection)
     return answer_fields(run_stages(draft, ctx, stages))
 
 
 def answer_fields(work: Work) -> dict:
     """The `Answer` fields of a finished `Work`."""
     removed = work.checked.removed if work.checked else []
-    fields: dict = dict(judged=work.judged, removed=removed, trace=work.trace)
+    fields: dict = dict(judged=work.judged, removed=removed, trace=work.trace, selected=work.selected)
     if work.refusal:
         return fields | refusal_fields(work.refusal)
     invented = work.checked.invented if work.checked else 0

@@ -305,6 +305,8 @@ class _DraftCheck:
         # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
         if restates and [n for n in piece.named or cited if self.by_paper(n)]:
             return
+        if self.trust.settings.whole_sentences:  # removed whole: no fragment is ever shown
+            return self.remove(piece, cited, verdicts)
         # "21GB of GPU memory" where the source says "21GB memory": the rest is checked without it.
         shorter = self.trimmed(piece, cited, verdicts)
         if shorter is not None:

@@ -120,6 +120,7 @@ class Refusal:
 # Refusals that are not an abstention rule's: the `wanted` stage's (rag/answer/stages.py).
 REASONS: dict[str, str] = {
     "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
+    "selected_refusal": "no sentence of the sources is likely enough to answer the question.",
 }
 
 

@@ -128,11 +128,18 @@ class Trust:
     ) -> Refusal | None:
         """`before_generation` on retrieved papers: their best dense similarity, titles and
         abstracts, and the evidence's best-answering sentence when the answer judge scored it."""
+        view = self.screen_view(intent, results, evidence)
+        return self.before_generation(intent, view.relevance, view.texts, view.answering)
+
+    def screen_view(
+        self, intent: Intent, results: Sequence[SearchResult], evidence: Sequence[Evidence] = ()
+    ) -> Screen:
+        """What the rules before generation read (the selector reads each rule's result as a signal)."""
         relevance = max((r.relevance for r in results), default=0.0)
         judged = [(s.answers, s.text, ev.paper.display_title) for ev in evidence for s in ev.sentences
                   if s.answers is not None]  # fmt: skip
         best = max(judged, default=None, key=lambda t: t[0])
-        return self.before_generation(intent, relevance, [r.paper.text for r in results], best)
+        return Screen(intent, relevance, [r.paper.text for r in results], best)
 
     def before_generation(
         self,
