@@ -19,7 +19,7 @@ RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10", "list_
 ANSWER = ["facts_cited", "fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
           "empty_slot", "prompt_tokens", "cached_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
-SELF = ["cited_sentences", "supported_sentences"]
+SELF = ["cited_sentences", "supported_sentences", "whole_sentences", "quotes_own_paper"]
 REFUSED = ["refused_unanswerable", "refused_answerable"]
 REFUSAL = [
     "abstain_precision",

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from eval import metrics as m
+from eval import wholeness
 from eval.configs import Config
 from eval.gold import GoldItem
 from rag import text as tx
@@ -55,6 +56,7 @@ class ItemResult:
     variants: dict[str, dict[str, float | None]] = field(default_factory=dict)  # ablation: rule off -> scores
     distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None
     turns: list[dict[str, Any]] = field(default_factory=list)  # the earlier turns: question, draft, cited
+    selected: str = ""  # the selector's outcome (draft, quote, refuse), when it decided
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -260,6 +262,12 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     if system.baseline is not None:  # it has no citation checker: support was never assessed
         result.scores["supported_sentences"] = None
     result.scores["correct"] = float(is_correct(item, reply))
+    if system.baseline is None:  # the baseline shows the model's text as it is
+        whole, own = wholeness.whole_sentences(reply), wholeness.quotes_own_paper(reply)
+        result.scores["whole_sentences"] = None if whole is None else float(whole)
+        result.scores["quotes_own_paper"] = None if own is None else float(own)
+    if reply.selected and reply.selected.get("decision"):
+        result.selected = reply.selected["decision"]["outcome"]
     result.scores["prompt_tokens"] = float(reply.prompt_tokens) if reply.prompt_tokens else None
     result.scores["cached_tokens"] = float(reply.cached_tokens) if reply.cached_tokens is not None else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total

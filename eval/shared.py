@@ -29,7 +29,12 @@ class SharedDrafts(LLM):
         return getattr(self.live, name)
 
     def stream(
-        self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.1, grammar: str | None = None
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.1,
+        grammar: str | None = None,
     ) -> Iterator[str]:
         key = hashlib.sha256(json.dumps([messages, max_tokens, grammar], sort_keys=True).encode()).hexdigest()
         if temperature == 0.0 and key in self.kept:
@@ -37,7 +42,9 @@ class SharedDrafts(LLM):
             yield self.kept[key]
             return
         parts = []
-        for piece in self.live.stream(messages, max_tokens=max_tokens, temperature=temperature, grammar=grammar):
+        for piece in self.live.stream(
+            messages, max_tokens=max_tokens, temperature=temperature, grammar=grammar
+        ):
             parts.append(piece)
             yield piece
         if temperature == 0.0:

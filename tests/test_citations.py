@@ -51,7 +51,10 @@ def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
     # both numbers.
     emb, ev = _evidence()
     draft = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 100 million nodes."
-    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
+    # By default a failing sentence is removed whole (no fragment is ever shown).
+    whole = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
+    assert not whole.sentences and [s.text for s in whole.removed] == [draft]
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
     assert not checked.removed, checked.removed
     assert [s.text for s in checked.sentences] == [
         "The method improves embedding benchmarks by 10.5 percent.",
@@ -60,7 +63,7 @@ def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
     assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
     # A clause no source backs is removed alone; the backed one stays.
     mixed = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 900 million nodes."
-    checked = check_answer(mixed, ev, emb, Trust.of(support_threshold=0.3))
+    checked = check_answer(mixed, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
     assert [s.text for s in checked.sentences] == [
         "The method improves embedding benchmarks by 10.5 percent."
     ]
@@ -374,7 +377,7 @@ def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
 )  # fmt: skip
 def test_a_span_the_source_does_not_back_is_dropped_and_the_true_rest_kept(draft, kept, dropped):
     emb, ev = _evidence()
-    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
+    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
     assert [s.text for s in checked.sentences] == [kept] and not checked.removed
     assert any(c.name == "trimmed" and dropped in c.detail for c in checked.sentences[0].checks)
     # Without trimming the whole true sentence goes.

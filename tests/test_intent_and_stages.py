@@ -5,7 +5,7 @@ import pytest
 
 from rag import questions as qs
 from rag.answer.pipeline import Turn
-from rag.answer.stages import OPTIONAL, STAGES, pipeline_of
+from rag.answer.stages import OPTIONAL, RULE_STAGES, STAGES, pipeline_of
 from rag.questions import Kind, parse
 from tests.conftest import make_pipeline
 
@@ -97,7 +97,7 @@ def test_every_stage_leaves_its_record_in_order(indexed, embedder):
     )
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
     order = list(dict.fromkeys(t.stage for t in answer.trace))
-    assert order == ["screen", *STAGES]
+    assert order == ["screen", *RULE_STAGES]
     removed = [t for t in answer.trace if t.decision == "removed"]
     assert [t.sentence for t in removed] == [s.text for s in answer.removed] and removed[0].reason
     assert answer.to_json()["trace"][0]["stage"] == "screen"
@@ -116,7 +116,10 @@ def test_optional_stages_switch_off_by_name_and_the_rest_always_run(indexed, emb
     with pytest.raises(ValueError, match="unknown answer stage"):
         pipeline_of(["spellcheck"])
     pipeline, _ = make_pipeline(
-        indexed, embedder, ["The moon is cheese [1]."], answer_stages=[s for s in STAGES if s != "refuse"]
+        indexed,
+        embedder,
+        ["The moon is cheese [1]."],
+        answer_stages=[s for s in RULE_STAGES if s != "refuse"],
     )
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
     assert "refuse" not in {t.stage for t in answer.trace} and not answer.abstained
@@ -198,5 +201,5 @@ def test_asked_for_an_amount_that_no_source_gives_the_answer_is_refused(indexed,
     assert answer.abstained and answer.abstain_code == "lacks_wanted", answer.text
     # Switched off by name, the same draft is shown.
     pipeline, _ = make_pipeline(indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."],
-                                answer_stages=[s for s in STAGES if s != "wanted"])  # fmt: skip
+                                answer_stages=[s for s in RULE_STAGES if s != "wanted"])  # fmt: skip
     assert not pipeline.ask("How fast does knowledge entropy decline during pretraining?").abstained

@@ -152,7 +152,9 @@ def test_a_clause_the_judge_rejects_costs_that_clause_not_the_true_one_beside_it
         "p1", "Sparse kernels decode faster. The method needs no retraining.", title="Fast decoding"
     )
     ev = evidence_for(paper, FakeEmbedder())
-    trust = Trust.of(checks=["judge"])
+    trust = Trust.of(
+        checks=["judge"], whole_sentences=False
+    )  # clause by clause (the default removes it whole)
     draft = "Sparse kernels decode faster [1], and the method wins every benchmark ever made [1]."
     checked = check_answer(draft, [ev], FakeEmbedder(), trust, parse("Is decoding faster?"), None)
     shown = " ".join(s.text for s in checked.sentences)

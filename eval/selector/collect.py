@@ -41,7 +41,9 @@ def dev_items(gold: Path = CONFERENCE_GOLD) -> list[tuple[str, GoldItem]]:
     out: list[tuple[str, GoldItem]] = []
     for name, letter in SPLITS.items():
         path = gold / f"{name}.jsonl"
-        about = {r["id"]: r["about"] for r in map(json.loads, path.read_text().splitlines()) if r.get("about")}
+        about = {
+            r["id"]: r["about"] for r in map(json.loads, path.read_text().splitlines()) if r.get("about")
+        }
         for item in load_gold([path]):
             papers = item_papers(item, about)
             if all(trainable(p) for p in papers):
@@ -78,7 +80,11 @@ def main(argv: list[str] | None = None) -> None:
     settings = settings.model_copy(update={"select": settings.select.model_copy(update={"cascade": False})})
     pipeline = Pipeline(settings)
     system = System(pipeline)
-    done = {json.loads(line)["id"] for line in args.out.read_text().splitlines()} if args.out.is_file() else set()
+    done = (
+        {json.loads(line)["id"] for line in args.out.read_text().splitlines()}
+        if args.out.is_file()
+        else set()
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.texts.parent.mkdir(parents=True, exist_ok=True)
     todo = [(s, it) for s, it in dev_items() if it.id not in done][: args.limit]

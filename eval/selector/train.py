@@ -44,7 +44,9 @@ def fit(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float) -> Logisti
     scale[scale == 0] = 1.0
     if len(set(y.tolist())) < 2:  # one class only: a constant p
         p = float(np.clip(y.mean(), 1e-3, 1 - 1e-3))
-        return Logistic(tuple(names), tuple(mean), tuple(scale), (0.0,) * len(names), float(np.log(p / (1 - p))))
+        return Logistic(
+            tuple(names), tuple(mean), tuple(scale), (0.0,) * len(names), float(np.log(p / (1 - p)))
+        )
     model = LogisticRegression(C=c, max_iter=2000).fit((x - mean) / scale, y)
     return Logistic(tuple(names), tuple(mean.tolist()), tuple(scale.tolist()),
                     tuple(model.coef_[0].tolist()), float(model.intercept_[0]))  # fmt: skip
@@ -150,7 +152,9 @@ def main(argv: list[str] | None = None) -> None:
         "threshold": t, "trained_on": f"{args.data.name}: {len(rows)} dev items about trainable papers",
         "c": args.c, "max_refused": args.max_refused, "draft": selector.draft.to_json(),
         "quote": selector.quote.to_json(), "measures": measures}, indent=1) + "\n")  # fmt: skip
-    print(json.dumps({"threshold": t, **{k: v for k, v in measures.items() if k != "without_rule"}}, indent=1))
+    print(
+        json.dumps({"threshold": t, **{k: v for k, v in measures.items() if k != "without_rule"}}, indent=1)
+    )
     for rule, h in measures["without_rule"].items():
         print(rule, {k: {m: round(v, 3) for m, v in d.items()} for k, d in h.items()})
 

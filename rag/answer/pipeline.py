@@ -288,7 +288,9 @@ class Pipeline:
         selector = shipped_selector()
         if selector is not None and s.threshold is not None:
             selector = replace(selector, threshold=s.threshold)
-        before = sg.question_features(intent) | sg.screen_features(trust, trust.screen_view(intent, results, evidence))
+        before = sg.question_features(intent) | sg.screen_features(
+            trust, trust.screen_view(intent, results, evidence)
+        )
         return Selection(selector, before, cascade=s.cascade)
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:

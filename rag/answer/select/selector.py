@@ -128,7 +128,13 @@ def explain(model: Logistic, x: dict[str, float], top: int = 3) -> list[str]:
     for name, push in pushes[:top]:
         v = x.get(name, 0.0)
         said = SAID.get(name)
-        text = said.format(v=v) if said else (f"{_rule(name)} would have refused" if v else f"{_rule(name)} did not fire") if name.startswith("rule_") else f"{name.replace('_', ' ')} = {v:.2f}"  # noqa: E501
+        text = (
+            said.format(v=v)
+            if said
+            else (f"{_rule(name)} would have refused" if v else f"{_rule(name)} did not fire")
+            if name.startswith("rule_")
+            else f"{name.replace('_', ' ')} = {v:.2f}"
+        )  # noqa: E501
         out.append(f"{text} ({'+' if push >= 0 else '−'}{abs(push):.2f})")
     return out
 

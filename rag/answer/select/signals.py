@@ -142,15 +142,16 @@ def verdict_features(stances: Sequence[str]) -> dict[str, float]:
     n = len(stances)
     if not n:
         return dict.fromkeys(VERDICT_SIDE, 0.0)
-    return {f"verdict_{k}": sum(1 for s in stances if s == k) / n for k in ("supported", "unstated", "contradicted")}
+    return {
+        f"verdict_{k}": sum(1 for s in stances if s == k) / n
+        for k in ("supported", "unstated", "contradicted")
+    }
 
 
 def evidence_features(intent: Intent, evidence: Sequence[Evidence]) -> dict[str, float]:
     """How well the offered sentences answer, by the answer judge: best of all, best of the paper
     the question is about, and the runner-up (a clear best says more than two close ones)."""
-    every = sorted(
-        (s.answers for ev in evidence for s in ev.shown if s.answers is not None), reverse=True
-    )
+    every = sorted((s.answers for ev in evidence for s in ev.shown if s.answers is not None), reverse=True)
     top = best_sentence(about_paper(intent, evidence))
     said = top.sentence.text if top.sentence else ""
     return {

@@ -9,7 +9,7 @@ signals are still recorded: that is how the training data is gathered (eval/sele
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rag.answer.answered import Quote, add_quotes
 from rag.answer.citations import render_text, strip_markers
@@ -17,8 +17,8 @@ from rag.answer.select import signals as sg
 from rag.answer.select.selector import Decision, Outcome, Selector
 from rag.answer.trust import Refusal
 
-if TYPE_CHECKING:  # stages.py imports this module
-    from rag.answer.stages import Context, Work
+# rag.answer.stages' Work and Context (that module imports this one: no import back).
+Work = Context = Any
 
 
 @dataclass
@@ -32,7 +32,9 @@ class Selection:
 
     def features(self, work: Work, ctx: Context) -> dict[str, float]:
         assert work.checked is not None, "select runs after check"
-        drafted = sg.draft_features(ctx.trust, ctx.intent, work.draft, work.checked, ctx.evidence, ctx.answering)
+        drafted = sg.draft_features(
+            ctx.trust, ctx.intent, work.draft, work.checked, ctx.evidence, ctx.answering
+        )
         # Skipped by the cascade, the verdict could not change the decision whatever it said: any
         # one verdict stands for all of them (the log-odds are linear in the verdict shares).
         stances = ["supported"] if work.verdict_skipped else work.stances or []
