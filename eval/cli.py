@@ -208,6 +208,7 @@ def evaluate(
             progress=progress,
             distractors=sorted(set(distractors or [])),
             resume=resume,
+            fixed_order=share_drafts,
         )
     except (GoldError, KeyError, StoreError, LLMError) as exc:
         _fail(str(exc).strip("'\""))

@@ -44,6 +44,7 @@ def evaluate(
     command: str = "",
     distractors: Sequence[int] = (),
     resume: bool = False,
+    fixed_order: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
     """Run the configs over the gold items and write the report to `out`. Each scored item is
     appended to `out/progress.jsonl` at once; with `resume`, items already there are kept, not run
@@ -77,7 +78,9 @@ def evaluate(
             runs.append((label, make_system(config, target, ablation), answer, n))
     scored = dict(done)
     try:
-        for (label, system, answer, n), item in progress(interleaved(runs, items, done), "eval"):
+        for (label, system, answer, n), item in progress(
+            interleaved(runs, items, done, not fixed_order), "eval"
+        ):
             r = run_item(system, label, item, answer)
             r.distractors = n
             log.write(json.dumps(r.to_json()) + "\n")
@@ -122,19 +125,23 @@ def evaluate(
     return out, write_report(out, results, meta)
 
 
-def interleaved(runs: Sequence[tuple], items: Sequence[GoldItem], done=frozenset()) -> list[tuple]:
+def interleaved(
+    runs: Sequence[tuple], items: Sequence[GoldItem], done=frozenset(), flip: bool = True
+) -> list[tuple]:
     """(run, item) pairs still to score, in blocks of BLOCK items: every run scores a block before
     the next block starts, and the runs' order flips from block to block. Run one after the other,
     a 2-hour evaluation on a shared host drifts by +-15 % between its first and last hour, which
     alone moves a first-token ratio between index sizes past a 10 % target; interleaved, both sizes
     see the same host. Blocks, not single items: the same question asked twice in a row would find
-    its own prompt's prefix in the model's cache and time a warm prefill."""
+    its own prompt's prefix in the model's cache and time a warm prefill. Not flipped (`flip`
+    false) when the first run's drafts are shared with the second (`--share-drafts`): the first
+    run generates, and its latencies are the measured ones."""
     starts = list(range(0, len(items), BLOCK))
     if len(starts) > 1 and len(items) - starts[-1] < 2:  # a one-item block would repeat its question
         starts.pop()
     order = []
     for b, (start, end) in enumerate(zip(starts, [*starts[1:], len(items)])):
-        for run in runs if b % 2 == 0 else runs[::-1]:
+        for run in runs if b % 2 == 0 or not flip else runs[::-1]:
             order += [(run, i) for i in items[start:end] if (run[0], i.id) not in done]
     return order
 

@@ -19,7 +19,7 @@ RETRIEVAL = ["hit@1", "hit@5", "recall@5", "recall@10", "mrr", "ndcg@10", "list_
 ANSWER = ["facts_cited", "fact_recall", "citation_precision", "citation_gold_share", "citation_recall", "answer_words",
           "empty_slot", "prompt_tokens", "cached_tokens"]  # fmt: skip
 # Graded by citewise's own checker: not comparable with the baseline, which has no checker.
-SELF = ["cited_sentences", "supported_sentences", "whole_sentences", "quotes_own_paper"]
+SELF = ["cited_sentences", "supported_sentences", "whole_sentences", "quotes_own_paper", "select_ms"]
 REFUSED = ["refused_unanswerable", "refused_answerable"]
 REFUSAL = [
     "abstain_precision",
@@ -37,7 +37,7 @@ HEADLINE = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", 
 WITH_CI = ["hit@5", "mrr", "facts_cited", "fact_recall", "citation_precision", "citation_recall", "refused_unanswerable",
            "refused_answerable"]  # fmt: skip
 LOWER_IS_BETTER = {k for k in LATENCY} | {"abstain_rate", "list_outside_filter", "list_outside_area", "list_oversized", "refused_answerable", "answer_words", "empty_slot",
-                                          "prompt_tokens"}  # fmt: skip
+                                          "prompt_tokens", "select_ms"}  # fmt: skip
 
 
 def summarize(results: Sequence[ItemResult]) -> dict[str, float | None]:

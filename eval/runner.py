@@ -268,6 +268,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         result.scores["quotes_own_paper"] = None if own is None else float(own)
     if reply.selected and reply.selected.get("decision"):
         result.selected = reply.selected["decision"]["outcome"]
+        result.scores["select_ms"] = 1000 * reply.selected.get("seconds", 0.0)
     result.scores["prompt_tokens"] = float(reply.prompt_tokens) if reply.prompt_tokens else None
     result.scores["cached_tokens"] = float(reply.cached_tokens) if reply.cached_tokens is not None else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total

@@ -20,30 +20,42 @@ def _logistic(weights: dict[str, float], bias: float = 0.0) -> Logistic:
     return Logistic(names, (0.0,) * len(names), (1.0,) * len(names), tuple(weights.values()), bias)
 
 
-# The draft answers when the draft's best sentence answers; the quote when the paper's does.
-TOY = Selector(_logistic({"claim_p_max": 8.0, "verdict_supported": 2.0}, -5.0),
-               _logistic({"judge_top_paper": 8.0}, -4.0), 0.5)  # fmt: skip
+# The sources answer when the best sentence of the draft or of the paper does (and the model
+# confirms the draft); the draft is right when its best sentence answers; the quote when the paper's does.
+TOY = Selector(
+    _logistic({"claim_p_max": 6.0, "judge_top_paper": 6.0, "verdict_supported": 2.0}, -5.0),
+    _logistic({"claim_p_max": 8.0}, -4.0),
+    _logistic({"judge_top_paper": 8.0}, -4.0),
+    threshold=0.5,
+)
 
 
 def test_the_three_outcomes_follow_the_probabilities():
     assert TOY.decide({"claim_p_max": 0.9, "judge_top_paper": 0.9}).outcome is Outcome.DRAFT
     assert TOY.decide({"claim_p_max": 0.1, "judge_top_paper": 0.9}).outcome is Outcome.QUOTE
     assert TOY.decide({"claim_p_max": 0.1, "judge_top_paper": 0.1}).outcome is Outcome.REFUSE
-    # No sentence of the question's paper to quote: a refusal, however sure the quote model is.
-    assert TOY.decide({"claim_p_max": 0.1, "judge_top_paper": 0.9}, can_quote=False).outcome is Outcome.REFUSE
+    # No sentence of the question's paper to quote: the draft, the only answer there is.
+    assert TOY.decide({"claim_p_max": 0.1, "judge_top_paper": 0.9}, can_quote=False).outcome is Outcome.DRAFT
+
+
+def test_one_threshold_sets_the_trade_off():
+    x = {"claim_p_max": 0.5, "judge_top_paper": 0.3}  # p(the sources answer) = sigmoid(-0.2) = 0.45
+    assert Selector(TOY.answers, TOY.draft, TOY.quote, threshold=0.4).decide(x).outcome is Outcome.DRAFT
+    assert Selector(TOY.answers, TOY.draft, TOY.quote, threshold=0.5).decide(x).outcome is Outcome.REFUSE
 
 
 def test_a_decision_says_which_features_moved_it():
     decision = TOY.decide({"claim_p_max": 0.1, "judge_top_paper": 0.05})
-    assert decision.why and "the draft's best sentence answers with p 0.10" in decision.why[0]
+    assert decision.outcome is Outcome.REFUSE and decision.why
+    assert any("the draft's best sentence answers with p 0.10" in w for w in decision.why), decision.why
 
 
 def test_the_verdict_is_asked_only_where_it_can_change_the_decision():
-    near = {"claim_p_max": 0.55}  # z = -0.6 + 2 * supported: confirmed crosses the threshold
-    far = {"claim_p_max": 0.95}  # answered whatever the verdict says
+    near = {"claim_p_max": 0.5, "judge_top_paper": 0.2}  # z = -0.8 + 2 * supported: crosses 0
+    far = {"claim_p_max": 0.95, "judge_top_paper": 0.9}  # answered whatever the verdict says
     assert TOY.verdict_matters(near, sg.VERDICT_SIDE)
     assert not TOY.verdict_matters(far, sg.VERDICT_SIDE)
-    assert not TOY.verdict_matters({"claim_p_max": 0.0}, sg.VERDICT_SIDE)
+    assert not TOY.verdict_matters({"claim_p_max": 0.0, "judge_top_paper": 0.0}, sg.VERDICT_SIDE)
 
 
 def _pipeline(indexed, embedder, monkeypatch, draft, selector=TOY, **trust):
@@ -63,7 +75,7 @@ def test_a_draft_that_answers_is_shown_as_checked(indexed, embedder, monkeypatch
     answer = _pipeline(indexed, embedder, monkeypatch, draft).ask(ENTROPY)
     assert not answer.abstained and "“" not in answer.text and "declines" in answer.text
     (step,) = [t for t in answer.trace if t.stage == "select"]
-    assert step.decision == "draft" and "p(draft answers)" in step.reason
+    assert step.decision == "draft" and "p(the sources answer)" in step.reason
     assert answer.selected["decision"]["outcome"] == "draft"
 
 

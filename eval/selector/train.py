@@ -1,8 +1,9 @@
 """Train the answer selector on dev outcomes and ship it (`python -m eval.selector.train`).
 
-Reads eval/selector/data/dev-outcomes.jsonl (eval/selector/collect.py), fits two logistic
-regressions (p(draft answers), p(quote answers)) on standardized features, chooses the one
-threshold on out-of-fold predictions (the highest with answerable refused <= `--max-refused`),
+Reads eval/selector/data/dev-outcomes.jsonl (eval/selector/collect.py), fits three logistic
+regressions (p(the sources answer), p(draft answers), p(quote answers)) on standardized features,
+chooses the one threshold on out-of-fold predictions (the highest with answerable refused <=
+`--max-refused`),
 and writes rag/judge/weights/selector/selector.json. It also prints, out of fold:
   - each half trained on the other (dev-a / dev-b; the old test split always trains),
   - the control: the same selector on the question-side features only (must do clearly worse),
@@ -52,31 +53,38 @@ def fit(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float) -> Logisti
                     tuple(model.coef_[0].tolist()), float(model.intercept_[0]))  # fmt: skip
 
 
-def fit_pair(rows: Sequence[dict], names: Sequence[str], c: float) -> tuple[Logistic, Logistic]:
+Preds = tuple[float, float, float]  # p(the sources answer), p(draft answers), p(quote answers)
+
+
+def fit_models(rows: Sequence[dict], names: Sequence[str], c: float) -> tuple[Logistic, Logistic, Logistic]:
     x = matrix(rows, names)
-    return (fit(x, np.array([r["draft_ok"] for r in rows]), names, c),
-            fit(x, np.array([r["quote_ok"] for r in rows]), names, c))  # fmt: skip
+    return tuple(fit(x, np.array([int(r[k]) for r in rows]), names, c)
+                 for k in ("answerable", "draft_ok", "quote_ok"))  # type: ignore[return-value]  # fmt: skip
 
 
-def out_of_fold(rows: list[dict], names: Sequence[str], c: float, seed: int = 0) -> list[tuple[float, float]]:
-    """Each row's (p_draft, p_quote) from a selector trained without its fold."""
+def predict(models: Sequence[Logistic], row: dict) -> Preds:
+    return tuple(m.p(row["features"]) for m in models)  # type: ignore[return-value]
+
+
+def out_of_fold(rows: list[dict], names: Sequence[str], c: float, seed: int = 0) -> list[Preds]:
+    """Each row's predictions from a selector trained without its fold."""
     order = np.random.default_rng(seed).permutation(len(rows))
-    preds: list[tuple[float, float]] = [(0.0, 0.0)] * len(rows)
+    preds: list[Preds] = [(0.0, 0.0, 0.0)] * len(rows)
     for k in range(FOLDS):
         held = set(order[k::FOLDS].tolist())
-        draft, quote = fit_pair([r for i, r in enumerate(rows) if i not in held], names, c)
+        models = fit_models([r for i, r in enumerate(rows) if i not in held], names, c)
         for i in held:
-            preds[i] = (draft.p(rows[i]["features"]), quote.p(rows[i]["features"]))
+            preds[i] = predict(models, rows[i])
     return preds
 
 
-def outcomes(rows: Sequence[dict], preds: Sequence[tuple[float, float]], t: float) -> dict[str, float]:
+def outcomes(rows: Sequence[dict], preds: Sequence[Preds], t: float) -> dict[str, float]:
     """The measures of choosing at threshold t: answerable refused, unanswerable refused, facts cited."""
     ans = [(r, p) for r, p in zip(rows, preds) if r["answerable"]]
     una = [(r, p) for r, p in zip(rows, preds) if not r["answerable"]]
 
-    def chosen(p: tuple[float, float]) -> Outcome:
-        return Outcome.DRAFT if p[0] >= t else Outcome.QUOTE if p[1] >= t else Outcome.REFUSE
+    def chosen(p: Preds) -> Outcome:
+        return Outcome.REFUSE if p[0] < t else Outcome.QUOTE if p[2] > p[1] else Outcome.DRAFT
 
     right = sum(
         r["draft_ok"] if chosen(p) is Outcome.DRAFT else r["quote_ok"] if chosen(p) is Outcome.QUOTE else 0
@@ -96,12 +104,12 @@ def choose_threshold(rows, preds, max_refused: float) -> float:
     return float(max(ok)) if ok else 0.01
 
 
-def auc(rows: Sequence[dict], preds: Sequence[tuple[float, float]]) -> float:
-    """AUC of max(p_draft, p_quote) for 'some candidate answers' against 'refuse'."""
+def auc(rows: Sequence[dict], preds: Sequence[Preds]) -> float:
+    """AUC of p(the sources answer) for answerable against unanswerable items."""
     from sklearn.metrics import roc_auc_score
 
-    y = [int(r["draft_ok"] or r["quote_ok"]) for r in rows]
-    return float(roc_auc_score(y, [max(p) for p in preds])) if len(set(y)) == 2 else float("nan")
+    y = [int(r["answerable"]) for r in rows]
+    return float(roc_auc_score(y, [p[0] for p in preds])) if len(set(y)) == 2 else float("nan")
 
 
 def halves(rows: list[dict], names: Sequence[str], c: float, t: float) -> dict[str, dict]:
@@ -110,8 +118,8 @@ def halves(rows: list[dict], names: Sequence[str], c: float, t: float) -> dict[s
     for half in ("a", "b"):
         train = [r for r in rows if r["split"] != half]
         test = [r for r in rows if r["split"] == half]
-        draft, quote = fit_pair(train, names, c)
-        preds = [(draft.p(r["features"]), quote.p(r["features"])) for r in test]
+        models = fit_models(train, names, c)
+        preds = [predict(models, r) for r in test]
         out[half] = outcomes(test, preds, t) | {"auc": auc(test, preds), "n": len(test)}
     return out
 
@@ -145,12 +153,12 @@ def main(argv: list[str] | None = None) -> None:
     preds = out_of_fold(rows, names, args.c)
     t = choose_threshold(rows, preds, args.max_refused)
     measures = report(rows, names, args.c, t)
-    draft, quote = fit_pair(rows, names, args.c)
-    selector = Selector(draft, quote, t)
+    selector = Selector(*fit_models(rows, names, args.c), threshold=t)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
         "threshold": t, "trained_on": f"{args.data.name}: {len(rows)} dev items about trainable papers",
-        "c": args.c, "max_refused": args.max_refused, "draft": selector.draft.to_json(),
+        "c": args.c, "max_refused": args.max_refused, "answers": selector.answers.to_json(),
+        "draft": selector.draft.to_json(),
         "quote": selector.quote.to_json(), "measures": measures}, indent=1) + "\n")  # fmt: skip
     print(
         json.dumps({"threshold": t, **{k: v for k, v in measures.items() if k != "without_rule"}}, indent=1)

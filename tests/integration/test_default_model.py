@@ -58,7 +58,7 @@ def test_default_model_answers_and_cites_the_right_paper(pipeline, question, pap
     assert [st for st in ("screen", *STAGES) if st in stages] == list(dict.fromkeys(stages)), stages
     assert set(stages) == {"screen", *pipeline.settings.answer_stages}, stages
     (selected,) = [t for t in answer.trace if t.stage == "select"]  # one decision, said in words
-    assert selected.decision in ("draft", "quote") and "p(draft answers)" in selected.reason, selected
+    assert selected.decision in ("draft", "quote") and "p(the sources answer)" in selected.reason, selected
     decided = {t.sentence for t in answer.trace if t.stage in ("check", "complete")}
     assert all(s.text in decided for s in answer.sentences), (answer.sentences, answer.trace)
 

@@ -1,11 +1,12 @@
 """One decision per answer: show the draft, quote the sentence that answers, or refuse.
 
-Two logistic regressions over the answer's signals (signals.py), trained on outcomes
-(eval/selector/): p(the checked draft holds the answer) and p(the best sentence of the paper the
-question is about, quoted, holds it). One threshold sets the trade-off between refusing and
-answering: the draft when its p reaches it, else the quote when its p does, else a refusal that
-names the nearest sentence. A logistic regression explains itself: each feature's push on the
-decision is its weight times its standardized value, and the largest pushes are said in words.
+Three logistic regressions over the answer's signals (signals.py), trained on outcomes
+(eval/selector/): p(the sources answer the question at all), p(the checked draft holds the answer)
+and p(the best sentence of the paper the question is about, quoted, holds it). One threshold on the
+first sets the trade-off between refusing and answering (a refusal names the nearest sentence);
+an answer shows the quote when it is likelier right than the draft, else the draft. A logistic
+regression explains itself: each feature's push on the decision is its weight times its
+standardized value, and the largest pushes are said in words.
 """
 
 from __future__ import annotations
@@ -78,18 +79,20 @@ class Logistic:
 @dataclass
 class Decision:
     outcome: Outcome
+    p_answers: float  # the sources answer the question: refused below the threshold
     p_draft: float
     p_quote: float
     threshold: float
     why: list[str] = field(default_factory=list)  # the features that moved the decision, in words
 
     def to_json(self) -> dict:
-        return dict(outcome=self.outcome.value, p_draft=round(self.p_draft, 4), p_quote=round(self.p_quote, 4),
-                    threshold=self.threshold, why=self.why)  # fmt: skip
+        return dict(outcome=self.outcome.value, p_answers=round(self.p_answers, 4), p_draft=round(self.p_draft, 4),
+                    p_quote=round(self.p_quote, 4), threshold=self.threshold, why=self.why)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Selector:
+    answers: Logistic
     draft: Logistic
     quote: Logistic
     threshold: float
@@ -99,26 +102,29 @@ class Selector:
     def load(cls, path: Path = WEIGHTS, threshold: float | None = None) -> Selector:
         d = json.loads(path.read_text())
         t = d["threshold"] if threshold is None else threshold
-        return cls(Logistic.from_json(d["draft"]), Logistic.from_json(d["quote"]), t, d.get("trained_on", ""))
+        models = (Logistic.from_json(d[k]) for k in ("answers", "draft", "quote"))
+        return cls(*models, threshold=t, trained_on=d.get("trained_on", ""))
+
+    def choose(self, x: dict[str, float], can_quote: bool = True) -> tuple[Outcome, float, float, float]:
+        p_answers, p_draft = self.answers.p(x), self.draft.p(x)
+        p_quote = self.quote.p(x) if can_quote else 0.0
+        if p_answers < self.threshold:
+            outcome = Outcome.REFUSE
+        else:
+            outcome = Outcome.QUOTE if p_quote > p_draft else Outcome.DRAFT
+        return outcome, p_answers, p_draft, p_quote
 
     def decide(self, x: dict[str, float], can_quote: bool = True) -> Decision:
-        p_draft, p_quote = self.draft.p(x), self.quote.p(x) if can_quote else 0.0
-        if p_draft >= self.threshold:
-            outcome, model = Outcome.DRAFT, self.draft
-        elif p_quote >= self.threshold:
-            outcome, model = Outcome.QUOTE, self.quote
-        else:
-            outcome, model = Outcome.REFUSE, self.draft
-        return Decision(outcome, p_draft, p_quote, self.threshold, explain(model, x))
+        outcome, p_answers, p_draft, p_quote = self.choose(x, can_quote)
+        model = {Outcome.REFUSE: self.answers, Outcome.DRAFT: self.draft, Outcome.QUOTE: self.quote}[outcome]
+        return Decision(outcome, p_answers, p_draft, p_quote, self.threshold, explain(model, x))
 
     def verdict_matters(self, x: dict[str, float], verdict: tuple[str, ...]) -> bool:
-        """Whether the model's verdict can change the decision: the draft's p with every shown
-        sentence confirmed against every one found unstated or contradicted, on either side of
-        the threshold (the model is asked only then)."""
-        best = x | dict.fromkeys(verdict, 0.0) | {"verdict_supported": 1.0}
-        worst = [x | dict.fromkeys(verdict, 0.0) | {v: 1.0} for v in verdict if v != "verdict_supported"]
-        ps = [self.draft.p(best), *(self.draft.p(w) for w in worst)]
-        return min(ps) < self.threshold <= max(ps)
+        """Whether the model's verdict can change the decision: the outcome with every shown
+        sentence confirmed, against every one found unstated or contradicted (the log-odds are
+        linear in the verdict's shares, so any mixture falls between these). Asked only then."""
+        corners = [x | dict.fromkeys(verdict, 0.0) | {v: 1.0} for v in verdict]
+        return len({self.choose(c)[0] for c in corners}) > 1
 
 
 def explain(model: Logistic, x: dict[str, float], top: int = 3) -> list[str]:

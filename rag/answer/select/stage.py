@@ -8,6 +8,7 @@ signals are still recorded: that is how the training data is gathered (eval/sele
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,7 @@ class Select:
         if ctx.selection is None:
             work.note(self.name, "skipped", "", "no selector bound to this answer")
             return
+        started = time.perf_counter()
         x = ctx.selection.features(work, ctx)
         best = nearest(ctx)
         selector = ctx.selection.selector
@@ -79,16 +81,18 @@ class Select:
             work.note(self.name, "draft", "", "no trained selector: the checked draft is shown")
             return
         decision = selector.decide(x, can_quote=best.sentence is not None)
-        if decision.outcome is Outcome.DRAFT and not shown:
-            decision.outcome = Outcome.QUOTE if decision.p_quote >= decision.threshold else Outcome.REFUSE
+        work.selected["seconds"] = time.perf_counter() - started  # the signals and the decision
+        if decision.outcome is Outcome.DRAFT and not shown:  # nothing of the draft passed its checks
+            decision.outcome = Outcome.QUOTE if best.sentence is not None else Outcome.REFUSE
         work.selected["decision"] = decision.to_json()
         self.carry_out(work, ctx, decision, best)
 
     def carry_out(self, work: Work, ctx: Context, decision: Decision, best: sg.Best) -> None:
         why = "; ".join(decision.why)
-        probs = f"p(draft answers) {decision.p_draft:.2f}, p(quote answers) {decision.p_quote:.2f}"
+        probs = (f"p(the sources answer) {decision.p_answers:.2f} (threshold {decision.threshold:.2f}), "
+                 f"p(draft answers) {decision.p_draft:.2f}, p(quote answers) {decision.p_quote:.2f}")  # fmt: skip
         if decision.outcome is Outcome.DRAFT:
-            work.note(self.name, "draft", "", f"{probs} >= {decision.threshold:.2f}: {why}")
+            work.note(self.name, "draft", "", f"{probs}: {why}")
             return
         if decision.outcome is Outcome.QUOTE and best.sentence is not None and best.ev is not None:
             quote = Quote(best.ev, best.sentence, f"{best.ev.short_title} answers ({best.p:.2f})")
@@ -107,7 +111,7 @@ class Select:
             else ""
         )
         work.refusal = Refusal("selected_refusal", named)
-        work.note(self.name, "refused", "", f"{probs}, both < {decision.threshold:.2f}: {why}")
+        work.note(self.name, "refused", "", f"{probs}: {why}")
 
 
 def _quote_text(best: sg.Best) -> str:
