@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from eval.wholeness import quotes_own_paper, whole_sentences
 from rag.search.evidence import evidence_for
 from rag.types import Answer, AnswerSentence, Citation, Paper, Timings
-from eval.wholeness import quotes_own_paper, whole_sentences
 from tests.fakes import FakeEmbedder
 
 A = Paper("p-a", "Routing weights serve as embeddings. The method improves benchmarks by 10.5 percent.",
