@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from eval.selector.collect import OUT
-from rag.answer.select.selector import WEIGHTS, Logistic, Outcome, Selector
+from rag.answer.select.selector import WEIGHTS, Logistic, Outcome, Selector, quote_wins
 from rag.answer.select.signals import QUESTION_SIDE
 
 FOLDS = 5
@@ -85,7 +85,7 @@ def outcomes(rows: Sequence[dict], preds: Sequence[Preds], t: float) -> dict[str
     una = [(r, p) for r, p in zip(rows, preds) if not r["answerable"]]
 
     def chosen(p: Preds) -> Outcome:
-        return Outcome.REFUSE if p[0] < t else Outcome.QUOTE if p[2] > p[1] else Outcome.DRAFT
+        return Outcome.REFUSE if p[0] < t else Outcome.QUOTE if quote_wins(p[1], p[2]) else Outcome.DRAFT
 
     right = sum(
         r["draft_ok"] if chosen(p) is Outcome.DRAFT else r["quote_ok"] if chosen(p) is Outcome.QUOTE else 0

@@ -4,7 +4,7 @@ Three logistic regressions over the answer's signals (signals.py), trained on ou
 (eval/selector/): p(the sources answer the question at all), p(the checked draft holds the answer)
 and p(the best sentence of the paper the question is about, quoted, holds it). One threshold on the
 first sets the trade-off between refusing and answering (a refusal names the nearest sentence);
-an answer shows the quote when it is likelier right than the draft, else the draft. A logistic
+an answer shows the draft when it more likely answers than not, else the likelier of the two. A logistic
 regression explains itself: each feature's push on the decision is its weight times its
 standardized value, and the largest pushes are said in words.
 """
@@ -111,7 +111,7 @@ class Selector:
         if p_answers < self.threshold:
             outcome = Outcome.REFUSE
         else:
-            outcome = Outcome.QUOTE if p_quote > p_draft else Outcome.DRAFT
+            outcome = Outcome.QUOTE if quote_wins(p_draft, p_quote) else Outcome.DRAFT
         return outcome, p_answers, p_draft, p_quote
 
     def decide(self, x: dict[str, float], can_quote: bool = True) -> Decision:
@@ -125,6 +125,13 @@ class Selector:
         linear in the verdict's shares, so any mixture falls between these). Asked only then."""
         corners = [x | dict.fromkeys(verdict, 0.0) | {v: 1.0} for v in verdict]
         return len({self.choose(c)[0] for c in corners}) > 1
+
+
+def quote_wins(p_draft: float, p_quote: float) -> bool:
+    """The draft, in the model's own words, when it more likely answers than not; else whichever
+    is likelier (out of fold on dev: 0.814 facts cited with 12 quotes, against 0.808 with 50 for
+    the likelier of the two every time, eval/selector/train.py)."""
+    return p_draft < 0.5 and p_quote > p_draft
 
 
 def explain(model: Logistic, x: dict[str, float], top: int = 3) -> list[str]:
