@@ -42,17 +42,25 @@ def test_retrieval_over_all_gold_items_meets_thresholds(pipeline, tmp_path):
     assert len(rows) == 3 * summary["n_items"]
 
 
+@pytest.fixture(scope="module")
+def default_pipeline(seed_settings) -> Pipeline:
+    return Pipeline(seed_settings.model_copy(update={"llm_backend": "llamacpp", "model": "qwen1.5b"}))
+
+
 @pytest.mark.slow
-def test_full_answers_on_a_subset_with_the_real_model(pipeline):
+def test_full_answers_on_a_subset_with_the_real_model(default_pipeline):
+    # The default model: the answer selector was trained on its outcomes (eval/selector/). With
+    # qwen0.5b its verdicts ("unstated" for right sentences) are not what the selector learned, and
+    # right answers are refused (docs/evaluation.md, "One decision per answer").
     items = [i for i in load_gold([DEFAULT_GOLD]) if i.id in ANSWER_ITEMS]
-    results = run_config(get_config("hybrid"), items, pipeline)
+    results = run_config(get_config("hybrid"), items, default_pipeline)
     s = summarize(results)
     assert s["errors"] == 0
     assert s["fact_recall"] >= 0.6, [(r.id, r.answer) for r in results]
     assert s["citation_recall"] >= 0.6
     assert s["citation_precision"] >= 0.5
     by_id = {r.id: r for r in results}
-    assert by_id["unan-01"].abstained  # an absent topic is refused before any generation
+    assert by_id["unan-01"].abstained  # an absent topic is refused
     answered = [r for r in results if r.type != "unanswerable"]
     assert sum(not r.abstained for r in answered) >= len(answered) - 1
 
