@@ -91,18 +91,22 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = ap.parse_args(argv)
     configs, by = load(args.run)
-    ids = common(configs, by)
-    print(f"{len(ids)} items answered by {', '.join(configs)}\n")
-    print("\n".join(table(configs, by, ids)))
+    for (_, i), r in by.items():
+        if i in args.skip_latency:
+            r["latency"] = {k: None for k in r["latency"]}
+    # Every configuration on the items all answered; then the first two on the items both answered
+    # (a run continued without the last configuration).
+    for chosen in (configs, configs[:2]) if len(configs) > 2 else (configs,):
+        ids = common(chosen, by)
+        print(f"{len(ids)} items answered by {', '.join(chosen)}\n")
+        print("\n".join(table(chosen, by, ids)) + "\n")
     out = args.out or Path("docs/data") / f"{args.run.name}-run.jsonl"
     with out.open("w") as f:
-        for i in ids:
-            for c in configs:
-                r = by[c, i]
-                row = {"id": i, "config": c, "type": r["type"], "outcome": r.get("selected", ""),
-                       "abstained": r["abstained"], **{k: r["scores"].get(k) for k in KEEP},
-                       **{k: r["latency"].get(k) for k in ("first_token", "total", "verdict")}}  # fmt: skip
-                f.write(json.dumps(row) + "\n")
+        for (c, i), r in by.items():
+            row = {"id": i, "config": c, "type": r["type"], "outcome": r.get("selected", ""),
+                   "abstained": r["abstained"], **{k: r["scores"].get(k) for k in KEEP},
+                   **{k: r["latency"].get(k) for k in ("first_token", "total", "verdict")}}  # fmt: skip
+            f.write(json.dumps(row) + "\n")
     print(f"\nper-item scores: {out}")
 
 
