@@ -48,7 +48,10 @@ def whole_sentences(answer: Answer) -> bool | None:
     titles = [t for ev in answer.evidence for t in (ev.paper.title, ev.paper.display_title) if t]
     cleaned = clean_draft(answer.draft, titles)
     title_words = set().union(*(tx.content_words(t) for t in titles)) if titles else set()
-    drafted = [tx.content_words(strip_markers(d)) for d in tx.sentences(cleaned)]
+    # Line by line, as the check stage reads a draft: a list's heading and items are apart.
+    drafted = [
+        tx.content_words(strip_markers(d)) for line in cleaned.splitlines() for d in tx.sentences(line)
+    ]
     every = set().union(*_evidence_sentences(answer).values()) if answer.evidence else set()
     for s in answer.sentences:
         if _is_quote(s.text, titles, every):

@@ -40,3 +40,9 @@ def test_a_quote_under_another_papers_citation_is_caught():
     answer = _answer([AnswerSentence("“It scales to graphs with 100 million nodes”.", [1], True, 1.0)])
     assert quotes_own_paper(answer) is False
     assert whole_sentences(answer) is True  # a whole sentence, but of the wrong paper
+
+
+def test_the_lines_of_a_list_draft_are_its_sentences():
+    answer = _answer([AnswerSentence("Routing weights serve as embeddings [1].", [1], True, 0.9)])
+    answer.draft = "The principle of each is as follows:\n- Routing weights serve as embeddings [1]"
+    assert whole_sentences(answer) is True

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
 KEEP = ("facts_cited", "refused_answerable", "refused_unanswerable", "whole_sentences", "quotes_own_paper",
         "select_ms")  # fmt: skip
+# A draft written as a list ("1. ...", "- ..."): each item is a line of its own.
+_LISTED = re.compile(r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+")
 TYPES = ("lookup", "numeric", "whichpaper", "twopart", "comparison", "followup")
 
 
@@ -86,6 +89,8 @@ def table(configs: list[str], by: dict, ids: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path)
+    ap.add_argument("--skip-latency", action="append", default=[],
+                    help="an item whose timings are not measurements (it spanned a pause of the run)")  # fmt: skip
     ap.add_argument(
         "--out", type=Path, default=None, help="per-item scores (default docs/data/<run>-run.jsonl)"
     )
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     with out.open("w") as f:
         for (c, i), r in by.items():
             row = {"id": i, "config": c, "type": r["type"], "outcome": r.get("selected", ""),
+                   "list_draft": bool(_LISTED.search(r.get("draft") or "")),
                    "abstained": r["abstained"], **{k: r["scores"].get(k) for k in KEEP},
                    **{k: r["latency"].get(k) for k in ("first_token", "total", "verdict")}}  # fmt: skip
             f.write(json.dumps(row) + "\n")
