@@ -61,11 +61,14 @@ def test_ingest_search_and_reingest(env):
     assert plain.output.startswith("1. Bird sounds")
 
 
-def test_ask_refuses_offtopic_without_a_model_and_rejects_empty(env):
+def test_ask_refuses_offtopic_and_rejects_empty(env):
     runner.invoke(app, ["ingest", str(env), "-q"])
     out = runner.invoke(app, ["ask", "What is the capital of France?", "--json"])
     data = json.loads(out.stdout)
-    assert data["abstained"] and data["retrieved"] and data["timings"]["first_token"] is None
+    # No rule refuses before the model writes: the selector refuses after, and says why.
+    assert data["abstained"] and data["retrieved"] and data["abstain_code"] == "selected_refusal"
+    assert data["selected"]["decision"]["outcome"] == "refuse" and data["selected"]["decision"]["why"]
+    assert any(t["stage"] == "select" and t["decision"] == "refused" for t in data["trace"])
     bad = runner.invoke(app, ["ask", "   "])
     assert bad.exit_code == 1 and "Please type a question" in bad.output
 
