@@ -137,19 +137,19 @@ def quote_wins(p_draft: float, p_quote: float) -> bool:
 def explain(model: Logistic, x: dict[str, float], top: int = 3) -> list[str]:
     """The features that pushed the decision most, either way, in words with their push."""
     pushes = sorted(model.pushes(x).items(), key=lambda t: -abs(t[1]))
-    out = []
-    for name, push in pushes[:top]:
-        v = x.get(name, 0.0)
-        said = SAID.get(name)
-        text = (
-            said.format(v=v)
-            if said
-            else (f"{_rule(name)} would have refused" if v else f"{_rule(name)} did not fire")
-            if name.startswith("rule_")
-            else f"{name.replace('_', ' ')} = {v:.2f}"
-        )  # noqa: E501
-        out.append(f"{text} ({'+' if push >= 0 else '−'}{abs(push):.2f})")
-    return out
+    return [
+        f"{said(name, x.get(name, 0.0))} ({'+' if push >= 0 else '−'}{abs(push):.2f})"
+        for name, push in pushes[:top]
+    ]
+
+
+def said(name: str, v: float) -> str:
+    """One feature and its value, in words."""
+    if name in SAID:
+        return SAID[name].format(v=v)
+    if name.startswith("rule_"):
+        return f"{_rule(name)} would have refused" if v else f"{_rule(name)} did not fire"
+    return f"{name.replace('_', ' ')} = {v:.2f}"
 
 
 def _rule(name: str) -> str:

@@ -30,11 +30,25 @@ class Selection:
     selector: Selector | None
     before: dict[str, float] = field(default_factory=dict)  # question, retrieval and screen features
     cascade: bool = True
+    judged: dict[tuple[str, str], float] = field(default_factory=dict)  # the answer judge's p per pair
+
+    def answering(self, ctx: Context):
+        """The answer judge, each pair scored once (the cascade and the decision read the same claims)."""
+        if ctx.answering is None:
+            return None
+
+        def scores(pairs):
+            new = [p for p in dict.fromkeys(pairs) if p not in self.judged]
+            if new:
+                self.judged.update(zip(new, (float(p) for p in ctx.answering(new))))
+            return [self.judged[p] for p in pairs]
+
+        return scores
 
     def features(self, work: Work, ctx: Context) -> dict[str, float]:
         assert work.checked is not None, "select runs after check"
         drafted = sg.draft_features(
-            ctx.trust, ctx.intent, work.draft, work.checked, ctx.evidence, ctx.answering
+            ctx.trust, ctx.intent, work.draft, work.checked, ctx.evidence, self.answering(ctx)
         )
         # Skipped by the cascade, the verdict could not change the decision whatever it said: any
         # one verdict stands for all of them (the log-odds are linear in the verdict shares).
