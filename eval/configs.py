@@ -28,6 +28,12 @@ CONFIGS: dict[str, Config] = {
             "sentences cut into clauses",
             {"answer_stages": list(RULE_STAGES), "trust": {"whole_sentences": False}},
         ),
+        Config(
+            "whole",
+            "the answer before answers by parts: one prompt over all sources for comparisons, follow-ups and "
+            "two-part questions",
+            {"parts": {"enabled": False}},
+        ),
         Config("dense", "dense retrieval only", {"fusion": "dense", "rerank_papers": 0}),
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),

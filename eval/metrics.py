@@ -100,6 +100,14 @@ def facts_cited(answer: str, facts: Sequence[Sequence[str]], cited_papers: Seque
     return float(recall in (1.0, None) and bool(set(cited_papers) & set(gold)))
 
 
+def facts_papers_cited(answer: str, facts: Sequence[Sequence[str]], cited_papers: Sequence[str],
+                       gold: Sequence[str], question: str = "") -> float:  # fmt: skip
+    """1 when the answer holds every required fact and cites every gold paper (a comparison
+    needs both of its papers), else 0."""
+    recall = fact_recall(answer, facts, question)
+    return float(recall in (1.0, None) and set(gold) <= set(cited_papers))
+
+
 # ---- survey lists (every paper that fits a "which papers ...?" question)
 
 

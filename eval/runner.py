@@ -57,6 +57,9 @@ class ItemResult:
     distractors: int | None = None  # distractor abstracts in the index (`--distractors`), else None
     turns: list[dict[str, Any]] = field(default_factory=list)  # the earlier turns: question, draft, cited
     selected: str = ""  # the selector's outcome (draft, quote, refuse), when it decided
+    parts: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # an answer by parts: each part's paper and cited
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +83,8 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
     }
     if answer.abstained or answer.error:
         facts = 0.0 if item.answerable and m.fact_recall("", item.facts, item.question) is not None else None
-        return refusals | {"fact_recall": facts, "facts_cited": 0.0 if item.answerable else None, "citation_precision": None, "citation_gold_share": None,
+        return refusals | {"fact_recall": facts, "facts_cited": 0.0 if item.answerable else None,
+                           "facts_papers_cited": 0.0 if item.answerable else None, "citation_precision": None, "citation_gold_share": None,
                            "citation_recall": 0.0 if item.answerable else None, "cited_sentences": None,
                            "supported_sentences": None, "answer_words": None, "empty_slot": None}  # fmt: skip
     cited = [(c.paper_id, c.passage) for c in answer.citations]
@@ -97,6 +101,11 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
         if item.answerable
         else None,
         "citation_gold_share": m.citation_gold_share([p for p, _ in cited], item.papers),
+        "facts_papers_cited": m.facts_papers_cited(
+            answer.text, item.facts, [p for p, _ in cited], item.papers, item.question
+        )
+        if item.answerable
+        else None,
         "citation_recall": m.citation_recall([p for p, _ in cited], item.papers) if item.answerable else None,
         "cited_sentences": m.cited_sentence_share([s.citations for s in answer.sentences]),
         "supported_sentences": m.supported_sentence_share([s.supported for s in answer.sentences]),
@@ -131,12 +140,19 @@ def is_correct(item: GoldItem, answer: Answer) -> bool:
 class System:
     """What a config runs: ranking for retrieval metrics and answering, with the same history."""
 
+    # The earlier turns of a follow-up, answered once per run and shown to every config: the item
+    # tests the follow-up, and each config then reads the same "it" (and the run is shorter).
+    answered_turns: dict[tuple[str, ...], list[Turn]] = {}
+
     def __init__(self, pipeline: Pipeline, baseline=None, ablation: bool = False):
         self.pipeline, self.baseline, self.ablation = pipeline, baseline, ablation
 
     def history(self, item: GoldItem, answer: bool = True) -> list[Turn]:
         """The earlier turns of a follow-up item: answered when `answer` (not for the baseline),
         else their search results alone (what the query rewriter reads when nothing was cited)."""
+        key = tuple(item.history)
+        if answer and self.baseline is None and key in self.answered_turns:
+            return list(self.answered_turns[key])
         turns: list[Turn] = []
         for question in item.history:
             if answer and self.baseline is None:
@@ -149,6 +165,8 @@ class System:
             turns.append(
                 Turn(question, Answer(question, "", [], [], False, results, Timings(), query=intent.query))
             )
+        if answer and self.baseline is None and turns:
+            self.answered_turns[key] = list(turns)
         return turns
 
     def rank(self, question: str, turns: list[Turn]) -> tuple[str, list[str]]:
@@ -198,9 +216,10 @@ class System:
 def make_system(config: Config, base: Pipeline, ablation: bool = False) -> System:
     """A pipeline with the config's settings, sharing the base pipeline's embedder and store."""
     settings = base.settings.model_copy(update=config.overrides)
-    if "trust" in config.overrides:  # a section: its fields over the base's, not a dict in its place
-        trust = base.settings.trust.model_copy(update=config.overrides["trust"])
-        settings = settings.model_copy(update={"trust": trust})
+    for section in ("trust", "parts"):  # a section: its fields over the base's, not a dict in its place
+        if section in config.overrides:
+            value = getattr(base.settings, section).model_copy(update=config.overrides[section])
+            settings = settings.model_copy(update={section: value})
     pipeline = Pipeline(settings, store=base.store, embedder=base.embedder, llm=base._llm)
     if config.system != "llamaindex":
         return System(pipeline, ablation=ablation)
@@ -266,6 +285,8 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         whole, own = wholeness.whole_sentences(reply), wholeness.quotes_own_paper(reply)
         result.scores["whole_sentences"] = None if whole is None else float(whole)
         result.scores["quotes_own_paper"] = None if own is None else float(own)
+    result.parts = [{k: p[k] for k in ("label", "paper_id", "answered", "cited")} for p in reply.parts]
+    result.scores["parts_own_paper"] = wholeness.parts_own_paper(reply) if reply.parts else None
     if reply.selected and reply.selected.get("decision"):
         result.selected = reply.selected["decision"]["outcome"]
         result.scores["select_ms"] = 1000 * reply.selected.get("seconds", 0.0)

@@ -80,3 +80,9 @@ def quotes_own_paper(answer: Answer) -> bool | None:
         if not any(_norm(q) in own.get(p or "", set()) for q in spans for p in cited):
             return False
     return True if seen else None
+
+
+def parts_own_paper(answer: Answer) -> float:
+    """1 when every answered part of an answer by parts cites its own paper and no other (no fact
+    given to the wrong paper), else 0."""
+    return float(all(set(p["cited"]) <= {p["paper_id"]} for p in answer.parts if p["answered"]))

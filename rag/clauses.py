@@ -24,10 +24,23 @@ _COORD = re.compile(
 )
 
 
-def parts(question: str) -> list[str]:
+# As `_CLAUSE`, and a clause that starts with a preposition before its wh-word ("..., and at what
+# head dimension ...", "..., and on which benchmark ..."), or ends in a colon before a list of two.
+_QUESTION = re.compile(
+    rf"\?\s+|,?\s+and\s+(?=(?:(?:at|on|in|for|by|from|with|to|of|under|over)\s+)?{_WH}\b)|;\s+", re.I
+)
+
+
+def questions(question: str) -> list[str]:
+    """The questions a question holds, each answered on its own by an answer by parts
+    (rag/answer/parts/): `parts`, also split before "and at what ...", "and on which ..."."""
+    return parts(question, _QUESTION)
+
+
+def parts(question: str, clause: re.Pattern[str] = _CLAUSE) -> list[str]:
     """The parts of a question that each need an answer (one part for a simple question); the
     other side of a comparison is a part of its own."""
-    parts = [p.strip(" ?,.") for p in _CLAUSE.split(question) if p and p.strip(" ?,.")]
+    parts = [p.strip(" ?,.") for p in clause.split(question) if p and p.strip(" ?,.")]
     out: list[str] = []
     for part in parts:
         m = _COORD.search(part)
@@ -137,3 +150,104 @@ def alternatives(question: str, asks: re.Match[str] | None) -> list[str]:
         return []
     prefix = " ".join(before[: len(before) - len(first)])
     return [f"{' '.join(before)}{rest}", f"{prefix} {' '.join(second)}{rest}"]
+
+
+# ---- two things compared ("How do A and B differ in ...?", "A vs B: ...", "Compare A with B")
+
+# What joins the two things: "and", "vs", "versus", "compared with", "or" after "which of".
+_JOINT = re.compile(r"\s+(?:and|vs\.?|versus|compared (?:with|to)|or|with|from)\s+", re.I)
+# Words that say two things are set side by side; without one, "A and B" is two parts of a question.
+_COMPARING = re.compile(
+    r"\b(?:differ\w*|compar\w*|contrast\w*|vs\.?|versus|each|both|respectively|which of|between|"
+    r"while|whereas|the other|same|unlike|than)\b"
+    # "How do A and B deliver ...?": a plural verb before two things joined by "and".
+    r"|\b(?:how|what|which|why|where|when) (?:[\w-]+ ){0,3}?(?:do|did|are|were|have)\b(?=.+\sand\s)",
+    re.I,
+)
+# Where a described thing starts or ends: punctuation, wh-words and auxiliaries, the comparing words.
+_EDGE_WORDS = frozenset(
+    "what which how why where when who whom does do did are is was were have has can could would should "
+    "compare comparing contrast between both each differ differs respectively of versus vs".split()
+)
+_ARTICLES = frozenset(("the", "a", "an"))
+
+
+def _name_like(token: str) -> bool:
+    """A token of a name: "INSEC", "SSR-connector", "Mufu", "(MRCJ)", "GPT-4o"."""
+    word = token.strip("()\"'“”‘’,.:;?")
+    return bool(word) and (is_name(word) or word[0].isupper() or word[0].isdigit())
+
+
+def _subject_before(words: list[str]) -> list[str]:
+    """The thing named just before the joint: a run of name tokens, else words back to an edge."""
+    if words and _name_like(words[-1]):
+        out = []
+        while words and _name_like(words[-1]) and words[-1].lower() not in _EDGE_WORDS:
+            out.insert(0, words.pop())
+        if len(out) == 1 and out[0].startswith(
+            "("
+        ):  # "the multi-round jailbreak (MRCJ)": its description too
+            return _subject_before(words) + out
+        if words and words[-1].lower() in _ARTICLES:
+            out.insert(0, words.pop())
+        return out
+    out = []
+    while words and words[-1].lower() not in _EDGE_WORDS and not re.search(r"[,.;:?!]$", words[-1]):
+        out.insert(0, words.pop())
+    return out[-MAX_SUBJECT_WORDS:]
+
+
+def _subject_after(words: list[str]) -> list[str]:
+    """The thing named just after the joint: an article and a run of name tokens, else words up to
+    an edge or punctuation."""
+    lead = [words[0]] if words and words[0].lower() in _ARTICLES else []
+    rest = words[len(lead) :]
+    out: list[str] = []
+    if rest and _name_like(rest[0]):
+        for w in rest:
+            if not _name_like(w) or w.lower() in _EDGE_WORDS:
+                break
+            out.append(w)
+            if re.search(r"[,.;:?!]$", w):
+                break
+        return lead + out
+    for w in rest:
+        if w.lower() in _EDGE_WORDS:
+            break
+        out.append(w)
+        if re.search(r"[,.;:?!]$", w) or len(out) >= MAX_SUBJECT_WORDS:
+            break
+    return lead + out
+
+
+def compared(question: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """The two things a question sets side by side and the question asked of each alone (the pair
+    replaced by one of them), or None when it compares nothing ("What is X and how does Y work?"
+    is two parts of one question)."""
+    if not _COMPARING.search(question):
+        return None
+    for joint in _JOINT.finditer(question):
+        word = joint.group().strip().lower()
+        before = question[: joint.start()].split()
+        if word == "or" and not re.search(
+            r"\b(?:which|whether) of\b|\bbetween\b", question[: joint.start()], re.I
+        ):
+            continue
+        if word == "from" and not re.search(r"\bdiffer\w*$", question[: joint.start()], re.I):
+            continue
+        if word == "with" and not re.search(
+            r"\bcompar\w*\s+\S+(?:\s+\S+){0,8}$", question[: joint.start()], re.I
+        ):
+            continue
+        if word == "from":  # "A differs from B": the thing before the verb
+            before = before[:-1]
+        first = _subject_before(list(before))
+        second = _subject_after(question[joint.end() :].split())
+        a, b = (" ".join(s).strip(" ,.;:?!\"'“”") for s in (first, second))
+        if not (content_words(a) and content_words(b)) or a.lower() == b.lower():
+            continue
+        start = question.index(a, max(0, joint.start() - len(a) - 8)) if a in question else joint.start()
+        end = question.index(b, joint.end()) + len(b) if b in question[joint.end() :] else joint.end()
+        asked = tuple(question[:start] + s + question[end:] for s in (a, b))
+        return (a, b), (asked[0], asked[1])
+    return None

@@ -70,6 +70,11 @@ class Intent:
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
     wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
     like: str = ""  # "Papers like <title>": the title (or words of it) as said
+    # Two things set side by side, in any wording ("A vs B: ...", "How does A differ from B?"), and
+    # the question asked of each alone: what the answer by parts (rag/answer/parts/) answers.
+    compared: tuple[str, ...] = ()
+    compared_asked: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()  # the questions it holds, each answered on its own (`clauses.questions`)
 
     @property
     def asks_for_paper(self) -> bool:
@@ -97,6 +102,7 @@ class Intent:
             "about": self.about.id if self.about else None,
             "filters": {k: list(v) for k, v in self.filters.items()},
             "wants": self.wants.value,
+            "compared": list(self.compared),
         }
 
 
@@ -142,6 +148,8 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         if area:
             filters = {**filters, "area": (area.lower(),)}
     query = _standalone_query(text, history, refers)
+    pair = None if asks or several or like else clauses.compared(text)
+    compared, compared_asked = (subjects, asked_each) if subjects else pair or ((), ())
     return Intent(
         question=question,
         query=query,
@@ -165,6 +173,9 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         counting=bool(_COUNTING.search(text)),
         wants=_wanted(text, bool(asks) or several),
         like=like.group("title").strip(" \"'“”‘’") if like else "",
+        compared=compared,
+        compared_asked=compared_asked,
+        questions=tuple(clauses.questions(text)),
     )
 
 

@@ -137,6 +137,27 @@ class SelectSettings(BaseModel):
     )
 
 
+class PartsSettings(BaseModel):
+    """Questions about two papers, follow-ups and two-part questions answered part by part
+    (rag/answer/parts/): each part from its own paper's best sentences, checked against it alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        True,
+        description="Answer a comparison of two papers, a follow-up about the paper just cited and a "
+        "two-part question part by part (false: one prompt over all sources, as before).",
+    )
+    budget_tokens: int = Field(
+        160,
+        ge=40,
+        le=1000,
+        description="Evidence tokens offered per part (one paper's best sentences for that part): "
+        "short prompts keep a two-part answer near the time of a one-part one.",
+    )
+    max_tokens: int = Field(90, ge=16, le=400, description="Max tokens the model may write for one part.")
+
+
 class MapSettings(BaseModel):
     """The conference map (rag/map/): papers laid out in 2-D, clustered into named topics and themes."""
 
@@ -337,6 +358,10 @@ class Settings(BaseSettings):
     select: SelectSettings = Field(
         default_factory=lambda: SelectSettings(),
         description="The answer selector; set one field with RAG_SELECT__<FIELD> (e.g. RAG_SELECT__THRESHOLD=0.3).",
+    )
+    parts: PartsSettings = Field(
+        default_factory=PartsSettings,
+        description="Answering part by part (comparisons, follow-ups, two-part).",
     )
     survey: SurveySettings = Field(
         default_factory=lambda: SurveySettings(),

@@ -263,7 +263,9 @@ def quantities(text: str) -> list[tuple[str, set[str], str]]:
     return out
 
 
-_NAME = re.compile(r"(?<![\w-])[A-Za-z0-9][\w]*(?:[-.:/][\w]+)*")
+_NAME = re.compile(
+    r"(?<![\w-])(?<!\d,)[A-Za-z0-9][\w]*(?:[-.:/][\w]+)*"
+)  # "25,000-hour" holds no name "000-hour"
 _ACRONYM = re.compile(r"^[A-Z]{2,}s?$")
 _PROPER = re.compile(r"[A-Z][a-z]{2,}|[A-Z][a-z]+(?:-[A-Za-z0-9]+)+")
 

@@ -185,6 +185,7 @@ class Answer:
     error: str = ""  # set when the LLM failed; the sources are still returned
     trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
     selected: dict | None = None  # the `select` stage: its features, candidates and decision
+    parts: list[dict] = field(default_factory=list)  # an answer by parts: each part's paper, text, cited
     intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
     near_misses: list[Any] = field(default_factory=list)  # SurveyHit: papers on the words the judge cut
@@ -221,6 +222,7 @@ class Answer:
             "intent": self.intent.to_json() if self.intent is not None else None,
             "trace": [asdict(t) for t in self.trace],
             "selected": self.selected,
+            "parts": self.parts,
             "listing": self.listing,
             "papers": [h.to_json() for h in self.papers],
             "near_misses": [h.to_json() for h in self.near_misses],

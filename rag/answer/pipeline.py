@@ -18,6 +18,8 @@ from rag.answer import audit as au
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
 from rag.answer.generate import write
 from rag.answer.listing import listing_sentence, unknown_filters
+from rag.answer.parts import Part, answer_by_parts
+from rag.answer.parts import plan as plan_parts
 from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
 from rag.answer.select import signals as sg
 from rag.answer.select.selector import shipped_selector
@@ -204,6 +206,12 @@ class Pipeline:
 
         trust = trust or self.trust
         evidence = self.sources(intent, qvec, results)
+        parts = self.parts(intent, results, evidence, within)
+        if parts:
+            yield from self._by_parts(
+                intent, parts, results, trust, timings, started, finish, backend, model, temperature
+            )
+            return
         selection = self.selection(intent, results, evidence, trust)
         # With the selector, the rules before generation are signals: none refuses on its own.
         gate = None if selection else trust.screen(intent, results, evidence)
@@ -276,6 +284,39 @@ class Pipeline:
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         return fields | {"paper_confirmed": confirmed, "entailed": entailed}
+
+    def parts(
+        self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], within: Filters
+    ) -> list[Part]:
+        """The parts the answer is written in (rag/answer/parts/), or [] for one prompt."""
+        if not self.settings.parts.enabled or "select" not in self.settings.answer_stages:
+            return []
+        return plan_parts(intent, results, evidence, lambda asked: self.search(asked, 5, filters=within))
+
+    def _by_parts(
+        self, intent, parts, results, trust, timings, started, finish, backend, model, temperature
+    ) -> Iterator[Event]:
+        """The answer written part by part, each part from its own paper; the sources shown first
+        are the parts' papers, then the others found."""
+        known = {r.paper.id: r for r in results} | {p.paper.id: p.result for p in parts if p.result}
+        first = list(dict.fromkeys(p.paper.id for p in parts))
+        shown = [known[i] for i in first if i in known] + [r for r in results if r.paper.id not in first]
+        shown = [replace(r, rank=n) for n, r in enumerate(shown, 1)]
+        yield SourcesEvent(intent.query, shown)
+        s = self.settings
+        try:
+            llm = self.llm(backend, model)
+        except LLMError as exc:
+            yield finish(error=str(exc), retrieved=shown)
+            return
+        temp = s.temperature if temperature is None else temperature
+        fields: dict = {}
+        for item in answer_by_parts(self, parts, llm, trust, timings, started, temp):
+            if isinstance(item, dict):
+                fields = item
+            else:
+                yield item
+        yield finish(**fields, retrieved=shown, backend=llm.backend, model=llm.model)
 
     def selection(
         self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], trust: Trust

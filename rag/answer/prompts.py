@@ -72,16 +72,35 @@ Sources:
 Answer the question "{question}" from the sources, citing them."""
 
 
-def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
-    sources = "\n\n".join(
-        SOURCE_TEMPLATE.format(
-            number=ev.number,
-            # Quote the data so a title or abstract cannot close the tag and speak as us.
-            title=html.escape(ev.paper.display_title, quote=True),
-            text=ev.text.replace("</source>", "</ source>"),
-        )
-        for ev in evidence
+# One part of an answer by parts (rag/answer/parts/): one paper's source first, then the part's
+# question, so the parts of a question about one paper share the cached source and differ only
+# in their last lines; a comparison's part names the thing it is answered for.
+PART_TEMPLATE = """Source:
+{sources}
+
+Question: {question}
+
+Answer the question {focus}in one or two sentences, using only the source above and citing it as [1]."""
+
+
+def build_part_messages(question: str, ev: Evidence, label: str = "") -> list[dict[str, str]]:
+    """The prompt of one part: its paper's evidence as source [1], then the part's question."""
+    focus = f"for {label} only, " if label else ""
+    user = PART_TEMPLATE.format(sources=_source(replace(ev, number=1)), question=question, focus=focus)
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def _source(ev: Evidence) -> str:
+    return SOURCE_TEMPLATE.format(
+        number=ev.number,
+        # Quote the data so a title or abstract cannot close the tag and speak as us.
+        title=html.escape(ev.paper.display_title, quote=True),
+        text=ev.text.replace("</source>", "</ source>"),
     )
+
+
+def build_messages(question: str, evidence: list[Evidence]) -> list[dict[str, str]]:
+    sources = "\n\n".join(_source(ev) for ev in evidence)
     user = USER_TEMPLATE.format(sources=sources, question=question)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 

@@ -1,0 +1,184 @@
+"""An answer written part by part: each part's evidence (its paper's best sentences for it), its
+own short prompt, generated in turn and streamed, checked and decided against that paper alone;
+then the parts joined in the order asked, each cited to its own paper. A part its paper does not
+answer says so, and the other parts stay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from rag import questions as qs
+from rag.answer.citations import render_text
+from rag.answer.events import Event, TokenEvent
+from rag.answer.generate import write
+from rag.answer.parts.plan import Part
+from rag.answer.prompts import build_part_messages, count_prompt_tokens
+from rag.answer.trust import Trust
+from rag.llm import LLM, LLMError
+from rag.search.evidence import Evidence, select_evidence
+from rag.text import content_words
+from rag.types import AnswerSentence, Citation, SearchResult, Step, Timings
+
+if TYPE_CHECKING:
+    from rag.answer.pipeline import Pipeline
+
+
+@dataclass
+class Written:
+    """One part answered: its evidence, prompt, draft and the answer fields its stages gave."""
+
+    part: Part
+    evidence: Evidence
+    draft: str = ""
+    fields: dict = field(default_factory=dict)
+    prompt_tokens: int | None = None
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.fields) and not self.fields.get("abstained") and bool(self.fields.get("sentences"))
+
+
+def part_evidence(pipeline: Pipeline, parts: Sequence[Part]) -> list[Evidence | None]:
+    """Each part's source: its paper's best sentences for that part (the answer judge's order).
+    Parts on one paper show the union of their sentences, so each part's prompt is the same source
+    and llama.cpp reuses it from the part before."""
+    s, out = pipeline.settings, []
+    for part in parts:
+        found = select_evidence(
+            content_words(part.asked), pipeline.embedder.embed(part.asked), [SearchResult(1, part.paper, 0.0, [])],
+            pipeline.embedder, budget_tokens=s.parts.budget_tokens, vectors=pipeline.sentence_vectors,
+            answering=pipeline.answering(part.asked), floor=s.evidence_floor,
+        )  # fmt: skip
+        out.append(replace(found[0], number=part.number) if found else None)
+    for ev in out:
+        if ev is not None:
+            same = [o for o in out if o is not None and o.paper.id == ev.paper.id]
+            ev.chosen = sorted({i for o in same for i in o.chosen})
+    return out
+
+
+def part_intent(part: Part) -> qs.Intent:
+    """The part as a question of its own, about its paper."""
+    intent = qs.parse(part.asked)
+    return replace(
+        intent, about=part.paper, kind=qs.Kind.ONE_PAPER, compared=(), compared_asked=(), subjects=()
+    )
+
+
+def write_parts(
+    pipeline: Pipeline, parts: Sequence[Part], llm: LLM, trust: Trust, timings: Timings, started: float,
+    temperature: float,
+) -> Iterator[Event | Written]:  # fmt: skip
+    """Each part in turn: its tokens as they come, then the part checked against its paper alone
+    (its verdict asked right after its own prompt, which llama.cpp still holds)."""
+    s = pipeline.settings
+    for part, ev in zip(parts, part_evidence(pipeline, parts)):
+        if ev is None:
+            yield Written(part, Evidence(part.number, part.paper, []))
+            continue
+        messages = build_part_messages(part.question, ev, part.label)
+        renumber = lambda d, n=part.number: d.replace("[1]", f"[{n}]")  # noqa: E731
+        draft = yield from write(llm, [(messages, renumber)], timings, started, max_tokens=s.parts.max_tokens,
+                                 temperature=temperature)  # fmt: skip
+        intent = part_intent(part)
+        before = timings.verdict or 0.0
+        timings.verdict = None
+        selection = pipeline.selection(
+            intent, [part.result or SearchResult(1, part.paper, 0.0, [])], [ev], trust
+        )
+        fields = pipeline._judge(intent, draft, [ev], llm, trust, None, (messages, timings), selection)
+        timings.verdict = before + (timings.verdict or 0.0)
+        yield Written(part, ev, draft, fields, count_prompt_tokens(llm, messages))
+        if len(parts) > 1:
+            yield TokenEvent(" ")
+
+
+def unanswered(part: Part, ev: Evidence) -> AnswerSentence:
+    """What a part its paper does not answer says, in place of its answer."""
+    title = ev.short_title if ev.sentences else f"“{part.paper.display_title[:60]}”"
+    if part.label:
+        text = f"The abstract of {title} does not state this for {part.label}."
+    else:
+        text = f"The abstract of {title} does not answer “{part.asked.rstrip('?. ')}?”."
+    return AnswerSentence(text, [], True, 0.0, claim=False)
+
+
+def compose(written: Sequence[Written]) -> dict:
+    """The `Answer` fields of the parts joined in the order asked: each part's sentences cite its
+    own paper under one number per paper; an unanswered part says so; the answer is a refusal
+    only when no part was answered."""
+    numbers: dict[str, int] = {}
+    citations: list[Citation] = []
+    sentences: list[AnswerSentence] = []
+    trace = [Step("parts", "answered by parts", "", "; ".join(
+        f"part {i}: {w.part.label or w.part.asked} from {w.part.paper.display_title[:60]}" for i, w in enumerate(written, 1)
+    ))]  # fmt: skip
+    for i, w in enumerate(written, 1):
+        trace += [replace(t, reason=f"[part {i}] {t.reason}") for t in w.fields.get("trace", [])]
+        if not w.answered:
+            sentences.append(unanswered(w.part, w.evidence))
+            continue
+        local = {c.number: c for c in w.fields["citations"]}
+        for c in w.fields["citations"]:
+            if c.paper_id not in numbers:
+                numbers[c.paper_id] = len(numbers) + 1
+                citations.append(replace(c, number=numbers[c.paper_id]))
+        for sentence in w.fields["sentences"]:
+            cited = [numbers[local[n].paper_id] for n in sentence.citations if n in local]
+            sentences.append(replace(sentence, citations=cited))
+    refused = [w for w in written if not w.answered]
+    fields: dict = dict(
+        text=render_text(sentences, citations), citations=citations, sentences=sentences, trace=trace,
+        removed=[x for w in written for x in w.fields.get("removed", [])],
+        selected={"parts": [w.fields.get("selected") for w in written]},
+        parts=[part_record(w) for w in written], abstained=False,
+    )  # fmt: skip
+    if len(refused) == len(written):
+        first = refused[0].fields
+        fields |= dict(abstained=True, text=first.get("text", ""), citations=[], sentences=[],
+                       abstain_code=first.get("abstain_code", "no_evidence"),
+                       abstain_reason=" ".join(render_text([unanswered(w.part, w.evidence)]) for w in written))  # fmt: skip
+    return fields
+
+
+def part_record(w: Written) -> dict:
+    """What the answer keeps of a part (`Answer.parts`): its question, paper, text and papers cited."""
+    return {
+        "label": w.part.label,
+        "asked": w.part.asked,
+        "paper_id": w.part.paper.id,
+        "answered": w.answered,
+        "text": render_text(w.fields.get("sentences", []), w.fields.get("citations", []))
+        if w.answered
+        else "",
+        "cited": sorted({c.paper_id for c in w.fields.get("citations", [])}) if w.answered else [],
+        "draft": w.draft,
+    }
+
+
+def answer_by_parts(
+    pipeline: Pipeline, parts: Sequence[Part], llm: LLM, trust: Trust, timings: Timings, started: float,
+    temperature: float,
+) -> Iterator[Event | dict]:  # fmt: skip
+    """The parts written and checked in turn (events as they come), then the joined answer's
+    fields (the last item)."""
+    written: list[Written] = []
+    try:
+        for item in write_parts(pipeline, parts, llm, trust, timings, started, temperature):
+            if isinstance(item, Written):
+                written.append(item)
+            else:
+                yield item
+    except LLMError as exc:
+        yield {"text": " ".join(w.draft for w in written), "error": str(exc)}
+        return
+    tokens = [w.prompt_tokens for w in written]
+    yield compose(written) | dict(
+        draft="\n".join(w.draft for w in written),
+        evidence=list({w.evidence.number: w.evidence for w in written if w.evidence.sentences}.values()),
+        paper_confirmed={k: v for w in written for k, v in w.fields.get("paper_confirmed", {}).items()},
+        entailed={k: v for w in written for k, v in w.fields.get("entailed", {}).items()},
+        prompt_tokens=None if None in tokens else sum(t for t in tokens if t is not None),
+    )
