@@ -161,7 +161,7 @@ _COMPARING = re.compile(
     r"\b(?:differ\w*|compar\w*|contrast\w*|vs\.?|versus|each|both|respectively|which of|between|"
     r"while|whereas|the other|same|unlike|than)\b"
     # "How do A and B deliver ...?": a plural verb before two things joined by "and".
-    r"|\b(?:how|what|which|why|where|when) (?:[\w-]+ ){0,3}?(?:do|did|are|were|have)\b(?=.+\sand\s)",
+    r"|\b(?:how|what|which|why|where|when) (?:[\w-]+ ){0,5}?(?:do|did|are|were|have)\b(?=.+\sand\s)",
     re.I,
 )
 # Where a described thing starts or ends: punctuation, wh-words and auxiliaries, the comparing words.
@@ -194,6 +194,9 @@ def _subject_before(words: list[str]) -> list[str]:
     out = []
     while words and words[-1].lower() not in _EDGE_WORDS and not re.search(r"[,.;:?!]$", words[-1]):
         out.insert(0, words.pop())
+    named = [i for i, w in enumerate(out) if _name_like(w)]
+    if named and named[-1] < len(out) - 1:  # "does RRM reach and ...": the name, not its verb
+        out = out[: named[-1] + 1]
     return out[-MAX_SUBJECT_WORDS:]
 
 
@@ -220,6 +223,26 @@ def _subject_after(words: list[str]) -> list[str]:
     return lead + out
 
 
+# "Which of A or B", "Which is larger, A or B", "whether A or B", "between A or B": one of two things.
+_CHOICE = r"\b(?:which|whether) (?:of|is|are|one|has|have)\b|\bbetween\b"
+
+
+# How a question describes a paper without naming it: "the paper revisiting VQ", "the ORPO method".
+_DESCRIBED = re.compile(
+    r"\b(?:paper|work|method|approach|model|framework|benchmark|dataset|study|system|algorithm|technique)s?\b",
+    re.I,
+)
+
+
+def _a_paper(thing: str) -> bool:
+    """Whether a thing set side by side reads as a paper's: named ("INSEC", "Talking Turns") or
+    described as one ("the paper revisiting VQ"); not "correct and incorrect responses"."""
+    words = [w for w in thing.split() if w.lower() not in _ARTICLES]
+    return bool(content_words(thing)) and (
+        any(_name_like(w) for w in words) or bool(_DESCRIBED.search(thing))
+    )
+
+
 def compared(question: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
     """The two things a question sets side by side and the question asked of each alone (the pair
     replaced by one of them), or None when it compares nothing ("What is X and how does Y work?"
@@ -229,9 +252,7 @@ def compared(question: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
     for joint in _JOINT.finditer(question):
         word = joint.group().strip().lower()
         before = question[: joint.start()].split()
-        if word == "or" and not re.search(
-            r"\b(?:which|whether) of\b|\bbetween\b", question[: joint.start()], re.I
-        ):
+        if word == "or" and not re.search(_CHOICE, question[: joint.start()], re.I):
             continue
         if word == "from" and not re.search(r"\bdiffer\w*$", question[: joint.start()], re.I):
             continue
@@ -244,10 +265,14 @@ def compared(question: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
         first = _subject_before(list(before))
         second = _subject_after(question[joint.end() :].split())
         a, b = (" ".join(s).strip(" ,.;:?!\"'“”") for s in (first, second))
-        if not (content_words(a) and content_words(b)) or a.lower() == b.lower():
+        if not (_a_paper(a) and _a_paper(b)) or a.lower() == b.lower():
             continue
-        start = question.index(a, max(0, joint.start() - len(a) - 8)) if a in question else joint.start()
-        end = question.index(b, joint.end()) + len(b) if b in question[joint.end() :] else joint.end()
-        asked = tuple(question[:start] + s + question[end:] for s in (a, b))
+        start = question.rfind(a, 0, joint.start())
+        start = start if start >= 0 else joint.start()
+        end = question.find(b, joint.end())
+        end = end + len(b) if end >= 0 else joint.end()
+        # Each alone: the pair's words between them kept ("does A reach compared with B?" -> "does B reach?").
+        between = question[start + len(a) : joint.start()] if start < joint.start() else ""
+        asked = tuple(question[:start] + s + between + question[end:] for s in (a, b))
         return (a, b), (asked[0], asked[1])
     return None

@@ -149,7 +149,8 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
             filters = {**filters, "area": (area.lower(),)}
     query = _standalone_query(text, history, refers)
     pair = None if asks or several or like else clauses.compared(text)
-    compared, compared_asked = (subjects, asked_each) if subjects else pair or ((), ())
+    # `compared` reads more wordings; `subjects` ("A and B each ...") where it reads none.
+    compared, compared_asked = pair or ((subjects, asked_each) if subjects else ((), ()))
     return Intent(
         question=question,
         query=query,

@@ -149,11 +149,12 @@ class PartsSettings(BaseModel):
         "two-part question part by part (false: one prompt over all sources, as before).",
     )
     budget_tokens: int = Field(
-        160,
+        300,
         ge=40,
         le=1000,
-        description="Evidence tokens offered per part (one paper's best sentences for that part): "
-        "short prompts keep a two-part answer near the time of a one-part one.",
+        description="Evidence tokens offered per paper, split among the parts answered from it (each "
+        "part gets that paper's best sentences for it): short prompts keep an answer in parts near the "
+        "time of a one-part answer.",
     )
     max_tokens: int = Field(90, ge=16, le=400, description="Max tokens the model may write for one part.")
 
@@ -434,8 +435,8 @@ def env_example() -> str:
         "# citewise settings: copy to .env and change what you need. Every variable has the RAG_ prefix."
     ]
     for name, field in Settings.model_fields.items():
-        section = {"trust": TrustSettings, "select": SelectSettings, "survey": SurveySettings,
-                   "map": MapSettings}.get(name)  # fmt: skip
+        section = {"trust": TrustSettings, "select": SelectSettings, "parts": PartsSettings,
+                   "survey": SurveySettings, "map": MapSettings}.get(name)  # fmt: skip
         if section is not None:  # one variable per field, RAG_<SECTION>__<FIELD>
             lines.append(f"# --- {field.description}")
             lines += _variables(section.model_fields, f"{name.upper()}__")

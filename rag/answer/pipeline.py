@@ -232,12 +232,12 @@ class Pipeline:
         # The verdict reads the answer's prompt, which llama.cpp has cached; answers written in
         # parts had one prompt each, and are judged after a prompt of their own.
         said = prompts[0][0] if len(prompts) == 1 else build_messages(intent.query, evidence)
-        fields = self._judge(intent, draft, evidence, llm, trust, gate, (said, timings), selection)
+        fields = self.judge_draft(intent, draft, evidence, llm, trust, gate, (said, timings), selection)
         tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=None if None in tokens else sum(tokens), cached_tokens=cached)  # fmt: skip
 
-    def _judge(
+    def judge_draft(
         self,
         intent: Intent,
         draft: str,

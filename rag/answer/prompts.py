@@ -80,7 +80,7 @@ PART_TEMPLATE = """Source:
 
 Question: {question}
 
-Answer the question {focus}in one or two sentences, using only the source above and citing it as [1]."""
+Answer {focus}in one or two sentences that state the answer directly, citing the source as [1]."""
 
 
 def build_part_messages(question: str, ev: Evidence, label: str = "") -> list[dict[str, str]]:

@@ -9,11 +9,11 @@ answered one side and called the other unstated (docs/evaluation.md, answers by 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag.questions import Intent, Kind
 from rag.search.evidence import Evidence
-from rag.text import name_in, names
+from rag.text import content_words, name_in, names
 from rag.types import Paper, SearchResult
 
 SearchOne = Callable[[str], list[SearchResult]]  # a subject's search, within the question's filters
@@ -47,17 +47,36 @@ def plan(
         return _compared(intent, search_one)
     paper = _pinned(intent, results)
     if paper is not None:  # a follow-up about the paper just cited: answered from it alone
-        return [Part(p, _with_paper(p, paper), paper, result=results[0]) for p in _clauses(intent)]
+        return [Part(p, p, paper, result=results[0]) for p in _clauses(intent)]
     if len(intent.questions) > 1 and evidence:
         first = evidence[0].paper  # the question's paper: the first-ranked source
         result = next((r for r in results if r.paper.id == first.id), None)
-        return [Part(p, _with_paper(p, first), first, result=result) for p in intent.questions]
+        return _numbered([_part_of(q, first, result, search_one) for q in intent.questions])
     return []
 
 
+def _part_of(question: str, first: Paper, result: SearchResult | None, search_one: SearchOne) -> Part:
+    """A clause of a two-part question: about the question's paper, unless the clause names something
+    that paper does not and another paper does ("..., and what does CodePlan generate?")."""
+    said = names(question)
+    if said and not all(name_in(n, first.text) for n in said):
+        other = [r for r in search_one(question) if all(name_in(n, r.paper.text) for n in said)]
+        if other:
+            return Part(question, question, other[0].paper, result=other[0])
+    return Part(question, question, first, result=result)
+
+
+def _numbered(parts: list[Part]) -> list[Part]:
+    """Each part's source number: one per paper, in the order the parts name them."""
+    numbers: dict[str, int] = {}
+    return [replace(p, number=numbers.setdefault(p.paper.id, len(numbers) + 1)) for p in parts]
+
+
 def _compared(intent: Intent, search_one: SearchOne) -> list[Part]:
-    """One part per thing compared, each the best paper of a search for that thing; [] when both
-    lead to the same paper (a paper compared with its own baseline is one paper's question)."""
+    """One part per thing compared, each the best paper of a search for that thing and asked the
+    question of it alone (asked the whole question "for A only", the default model answered for
+    both, naming the other paper); [] when both lead to the same paper, or a paper names the other
+    thing (a paper compared with its own baseline is one paper's question)."""
     asked = intent.compared_asked or intent.compared
     found = []
     for subject, question in zip(intent.compared, asked):
@@ -67,12 +86,25 @@ def _compared(intent: Intent, search_one: SearchOne) -> list[Part]:
         if not results:
             return []
         found.append((named or results)[0])
-    if found[0].paper.id == found[1].paper.id:
+    a, b = found
+    # A paper set against what its own abstract names ("How much faster is X than FlashAttention-2?")
+    # is one paper's question: the other thing is the first paper's baseline, not a paper asked about.
+    if a.paper.id == b.paper.id or _mentions(a, intent.compared[1]) or _mentions(b, intent.compared[0]):
         return []
     return [
-        Part(intent.question, a, r.paper, number=n, label=label, result=r)
+        Part(a, a, r.paper, number=n, label=label, result=r)
         for n, (label, a, r) in enumerate(zip(intent.compared, asked, found), 1)
     ]
+
+
+def _mentions(result: SearchResult, subject: str) -> bool:
+    """Whether the paper of `result` speaks of `subject` itself: names all it names, or, when it
+    names nothing ("the baseline reward model"), holds all its content words."""
+    said = names(subject)
+    if said:
+        return all(name_in(n, result.paper.text) for n in said)
+    words = content_words(subject)
+    return bool(words) and words <= content_words(result.paper.text)
 
 
 def _pinned(intent: Intent, results: list[SearchResult]) -> Paper | None:
@@ -85,8 +117,3 @@ def _pinned(intent: Intent, results: list[SearchResult]) -> Paper | None:
 
 def _clauses(intent: Intent) -> tuple[str, ...]:
     return intent.questions if len(intent.questions) > 1 else (intent.question,)
-
-
-def _with_paper(part: str, paper: Paper) -> str:
-    """A part as a question of its own: "they" or "its largest variant" made the paper's."""
-    return f"{part} (about: {paper.display_title})"

@@ -5,9 +5,10 @@ answer says so, and the other parts stay."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rag import questions as qs
 from rag.answer.citations import render_text
@@ -22,7 +23,26 @@ from rag.text import content_words
 from rag.types import AnswerSentence, Citation, SearchResult, Step, Timings
 
 if TYPE_CHECKING:
-    from rag.answer.pipeline import Pipeline
+    from rag.answer.select.stage import Selection
+    from rag.index.embedding import Embedder
+    from rag.index.sentence_vectors import SentenceVectors
+    from rag.settings import Settings
+
+
+class Pipeline(Protocol):
+    """What an answer by parts reads of the pipeline (rag.answer.pipeline imports this module)."""
+
+    settings: Settings
+    embedder: Embedder
+    sentence_vectors: SentenceVectors
+
+    def answering(self, question: str) -> Any: ...
+
+    def selection(self, intent: qs.Intent, results: list[SearchResult], evidence: list[Evidence],
+                  trust: Trust) -> Selection | None: ...  # fmt: skip
+
+    def judge_draft(self, intent: qs.Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust, gate: Any,
+                    conversation: Any = None, selection: Selection | None = None) -> dict: ...  # fmt: skip
 
 
 @dataclass
@@ -41,14 +61,16 @@ class Written:
 
 
 def part_evidence(pipeline: Pipeline, parts: Sequence[Part]) -> list[Evidence | None]:
-    """Each part's source: its paper's best sentences for that part (the answer judge's order).
-    Parts on one paper show the union of their sentences, so each part's prompt is the same source
-    and llama.cpp reuses it from the part before."""
+    """Each part's source: its paper's best sentences for that part (the answer judge's order),
+    within the paper's budget split among its parts. Parts on one paper show the union of their
+    sentences, so each part's prompt is the same source and llama.cpp reuses it from the part before."""
     s, out = pipeline.settings, []
+    shared = Counter(p.paper.id for p in parts)  # a paper's budget is split among its parts
     for part in parts:
         found = select_evidence(
             content_words(part.asked), pipeline.embedder.embed(part.asked), [SearchResult(1, part.paper, 0.0, [])],
-            pipeline.embedder, budget_tokens=s.parts.budget_tokens, vectors=pipeline.sentence_vectors,
+            pipeline.embedder, budget_tokens=s.parts.budget_tokens // shared[part.paper.id],
+            vectors=pipeline.sentence_vectors,
             answering=pipeline.answering(part.asked), floor=s.evidence_floor,
         )  # fmt: skip
         out.append(replace(found[0], number=part.number) if found else None)
@@ -88,7 +110,7 @@ def write_parts(
         selection = pipeline.selection(
             intent, [part.result or SearchResult(1, part.paper, 0.0, [])], [ev], trust
         )
-        fields = pipeline._judge(intent, draft, [ev], llm, trust, None, (messages, timings), selection)
+        fields = pipeline.judge_draft(intent, draft, [ev], llm, trust, None, (messages, timings), selection)
         timings.verdict = before + (timings.verdict or 0.0)
         yield Written(part, ev, draft, fields, count_prompt_tokens(llm, messages))
         if len(parts) > 1:
