@@ -34,6 +34,12 @@ CONFIGS: dict[str, Config] = {
             "two-part questions",
             {"parts": {"enabled": False}},
         ),
+        Config(
+            "parts",
+            "answers by parts: comparisons, follow-ups and two-part questions answered part by part, each "
+            "part from its own paper",
+            {"parts": {"enabled": True}},
+        ),
         Config("dense", "dense retrieval only", {"fusion": "dense", "rerank_papers": 0}),
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from eval.selector.sealed import common, load, pct
+from rag import text as tx
 
 PARTS_TYPES = ("comparison", "followup", "twopart")
 ONE_PART = ("lookup", "numeric", "whichpaper")
@@ -33,6 +35,44 @@ def p50(rows: list[dict]) -> float | None:
     return pct([r["latency"].get("total") for r in rows], 0.5)
 
 
+def misattributed(row: dict, things: dict[str, str]) -> bool | None:
+    """Whether a comparison answer has a sentence that names one thing compared and cites only the
+    other's paper (`things`: label -> its paper, read from the answer by parts of the same item);
+    None when the answer cites nothing."""
+    numbers = {c["number"]: c["paper_id"] for c in row["citations"]}
+    if not numbers:
+        return None
+    # Split at every sentence end, quotes included (a quote after a sentence is a sentence of its own).
+    for sentence in re.split(r"(?<=[.!?”\"])\s+(?=[“\"A-Z])", row["answer"]):
+        cited = {numbers[int(n)] for n in re.findall(r"\[(\d+)\]", sentence) if int(n) in numbers}
+        named = {paper for label, paper in things.items() if _names(label, sentence)}
+        if cited and len(named) == 1 and not cited & named:
+            return True
+    return False
+
+
+def _names(label: str, sentence: str) -> bool:
+    said = tx.names(label) or set(tx.content_words(label))
+    return bool(said) and all(tx.name_in(n, sentence) for n in said)
+
+
+def wrong_paper(configs: list[str], by: dict, ids: list[str], parts_config: str = "hybrid") -> list[str]:
+    """Per config: comparison answers with a finding given to the other paper (`misattributed`)."""
+    cells = []
+    for c in configs:
+        found = []
+        for i in ids:
+            row, parted = by[c, i], by.get((parts_config, i))
+            if row["type"] != "comparison" or not parted or len(parted.get("parts", [])) != 2:
+                continue
+            found.append(misattributed(row, {p["label"]: p["paper_id"] for p in parted["parts"]}))
+        judged = [f for f in found if f is not None]
+        cells.append(f"{sum(judged)}/{len(judged)}" if judged else "—")
+    return [
+        "| comparison: a sentence naming one paper's thing cites only the other | " + " | ".join(cells) + " |"
+    ]
+
+
 def run_table(configs: list[str], by: dict, ids: list[str]) -> list[str]:
     lines = [f"{len(ids)} items, every config of the run on each", "",
              "| measure | " + " | ".join(configs) + " |", "|---|" + "---|" * len(configs)]  # fmt: skip
@@ -45,6 +85,7 @@ def run_table(configs: list[str], by: dict, ids: list[str]) -> list[str]:
             lines.append(f"| {t}: {key} | " + " | ".join(cells) + " |")
     cells = [frac([r for r in rows[c] if r["type"] == "comparison"], "parts_own_paper") for c in configs]
     lines.append("| comparison: every part cites its own paper only | " + " | ".join(cells) + " |")
+    lines += wrong_paper(configs, by, ids)
     for name, types in (("in parts", PARTS_TYPES), ("two-part + comparison", ("twopart", "comparison")),
                         ("one part", ONE_PART)):  # fmt: skip
         cells = []

@@ -170,7 +170,9 @@ def test_each_part_is_written_from_its_own_paper_alone_in_the_order_asked(tmp_pa
     ingest([folder], store, embedder, chunk_tokens=60)
     replies = ["NEDAG learns the weight matrices of a directed acyclic graph [1].",
                "GPGapE uses Gaussian process posteriors [1]."]  # fmt: skip
-    pipeline, llm = make_pipeline(store, embedder, replies, answer_stages=list(STAGES))
+    pipeline, llm = make_pipeline(
+        store, embedder, replies, answer_stages=list(STAGES), parts={"enabled": True}
+    )
     answer = pipeline.ask("How does NEDAG differ from GPGapE in what it learns or explores?")
     first, second = (m[-1]["content"] for m in llm.prompts[:2])
     assert "NEDAG" in first and "GPGapE" not in first.split("Question:")[0]
@@ -178,3 +180,12 @@ def test_each_part_is_written_from_its_own_paper_alone_in_the_order_asked(tmp_pa
     assert [p["paper_id"] for p in answer.parts] == ["p-nedag", "p-gpgape"]
     assert all(set(p["cited"]) <= {p["paper_id"]} for p in answer.parts)
     assert answer.trace[0].stage == "parts" and any(t.stage == "select" for t in answer.trace)
+
+
+def test_only_the_kinds_the_settings_name_are_answered_by_parts():
+    evidence = [Evidence(1, NEDAG, [])]
+    two_part = parse("What does NEDAG learn, and what graph does it use?")
+    assert plan(two_part, [result(NEDAG)], evidence, searcher(NEDAG), kinds=("comparison",)) == []
+    comparison = parse("How does NEDAG differ from GPGapE in what it learns?")
+    assert plan(comparison, [], [], searcher(NEDAG, GPGAPE), kinds=("two_part",)) == []
+    assert len(plan(comparison, [], [], searcher(NEDAG, GPGAPE), kinds=("comparison",))) == 2

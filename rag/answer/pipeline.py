@@ -18,7 +18,7 @@ from rag.answer import audit as au
 from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
 from rag.answer.generate import write
 from rag.answer.listing import listing_sentence, unknown_filters
-from rag.answer.parts import Part, answer_by_parts
+from rag.answer.parts import Part, stream_by_parts
 from rag.answer.parts import plan as plan_parts
 from rag.answer.prompts import build_messages, count_prompt_tokens, prompts_for
 from rag.answer.select import signals as sg
@@ -208,8 +208,9 @@ class Pipeline:
         evidence = self.sources(intent, qvec, results)
         parts = self.parts(intent, results, evidence, within)
         if parts:
-            yield from self._by_parts(
-                intent, parts, results, trust, timings, started, finish, backend, model, temperature
+            clock = (timings, started, finish)
+            yield from stream_by_parts(
+                self, intent, parts, results, trust, clock, backend, model, temperature
             )
             return
         selection = self.selection(intent, results, evidence, trust)
@@ -291,32 +292,8 @@ class Pipeline:
         """The parts the answer is written in (rag/answer/parts/), or [] for one prompt."""
         if not self.settings.parts.enabled or "select" not in self.settings.answer_stages:
             return []
-        return plan_parts(intent, results, evidence, lambda asked: self.search(asked, 5, filters=within))
-
-    def _by_parts(
-        self, intent, parts, results, trust, timings, started, finish, backend, model, temperature
-    ) -> Iterator[Event]:
-        """The answer written part by part, each part from its own paper; the sources shown first
-        are the parts' papers, then the others found."""
-        known = {r.paper.id: r for r in results} | {p.paper.id: p.result for p in parts if p.result}
-        first = list(dict.fromkeys(p.paper.id for p in parts))
-        shown = [known[i] for i in first if i in known] + [r for r in results if r.paper.id not in first]
-        shown = [replace(r, rank=n) for n, r in enumerate(shown, 1)]
-        yield SourcesEvent(intent.query, shown)
-        s = self.settings
-        try:
-            llm = self.llm(backend, model)
-        except LLMError as exc:
-            yield finish(error=str(exc), retrieved=shown)
-            return
-        temp = s.temperature if temperature is None else temperature
-        fields: dict = {}
-        for item in answer_by_parts(self, parts, llm, trust, timings, started, temp):
-            if isinstance(item, dict):
-                fields = item
-            else:
-                yield item
-        yield finish(**fields, retrieved=shown, backend=llm.backend, model=llm.model)
+        search_one = lambda asked: self.search(asked, 5, filters=within)  # noqa: E731
+        return plan_parts(intent, results, evidence, search_one, self.settings.parts.kinds)
 
     def selection(
         self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], trust: Trust

@@ -36,19 +36,29 @@ class Part:
         return "comparison" if self.label else "one paper"
 
 
+KINDS = ("comparison", "follow_up", "two_part")
+
+
 def plan(
-    intent: Intent, results: list[SearchResult], evidence: Sequence[Evidence], search_one: SearchOne
+    intent: Intent,
+    results: list[SearchResult],
+    evidence: Sequence[Evidence],
+    search_one: SearchOne,
+    kinds: Sequence[str] = KINDS,
 ) -> list[Part]:
     """The parts of the answer to `intent`, or [] when it is answered in one prompt as before (a
-    simple question about one paper, a list of papers, a which-paper question)."""
+    simple question about one paper, a list of papers, a which-paper question, or a kind not in
+    `kinds`)."""
     if intent.asks_for_paper or intent.kind in (Kind.TOPICS, Kind.SIMILAR):
         return []
     if len(intent.compared) == 2:
-        return _compared(intent, search_one)
+        return _compared(intent, search_one) if "comparison" in kinds else []
     paper = _pinned(intent, results)
     if paper is not None:  # a follow-up about the paper just cited: answered from it alone
-        return [Part(p, p, paper, result=results[0]) for p in _clauses(intent)]
-    if len(intent.questions) > 1 and evidence:
+        return (
+            [Part(p, p, paper, result=results[0]) for p in _clauses(intent)] if "follow_up" in kinds else []
+        )
+    if len(intent.questions) > 1 and evidence and "two_part" in kinds:
         first = evidence[0].paper  # the question's paper: the first-ranked source
         result = next((r for r in results if r.paper.id == first.id), None)
         return _numbered([_part_of(q, first, result, search_one) for q in intent.questions])

@@ -6,13 +6,13 @@ answer says so, and the other parts stay."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag import questions as qs
 from rag.answer.citations import render_text
-from rag.answer.events import Event, TokenEvent
+from rag.answer.events import Event, PreviewEvent, SourcesEvent, TokenEvent
 from rag.answer.generate import write
 from rag.answer.parts.plan import Part
 from rag.answer.prompts import build_part_messages, count_prompt_tokens
@@ -37,6 +37,8 @@ class Pipeline(Protocol):
     sentence_vectors: SentenceVectors
 
     def answering(self, question: str) -> Any: ...
+
+    def llm(self, backend: str | None = None, model: str | None = None) -> LLM: ...
 
     def selection(self, intent: qs.Intent, results: list[SearchResult], evidence: list[Evidence],
                   trust: Trust) -> Selection | None: ...  # fmt: skip
@@ -96,7 +98,11 @@ def write_parts(
     """Each part in turn: its tokens as they come, then the part checked against its paper alone
     (its verdict asked right after its own prompt, which llama.cpp still holds)."""
     s = pipeline.settings
-    for part, ev in zip(parts, part_evidence(pipeline, parts)):
+    evidence = part_evidence(pipeline, parts)
+    yield PreviewEvent(
+        list({ev.number: ev for ev in evidence if ev is not None}.values())
+    )  # sources' best sentences
+    for part, ev in zip(parts, evidence):
         if ev is None:
             yield Written(part, Evidence(part.number, part.paper, []))
             continue
@@ -204,3 +210,36 @@ def answer_by_parts(
         entailed={k: v for w in written for k, v in w.fields.get("entailed", {}).items()},
         prompt_tokens=None if None in tokens else sum(t for t in tokens if t is not None),
     )
+
+
+def shown_sources(parts: Sequence[Part], results: list[SearchResult]) -> list[SearchResult]:
+    """The sources shown with an answer by parts: the parts' papers first, then the others found."""
+    known = {r.paper.id: r for r in results} | {p.paper.id: p.result for p in parts if p.result}
+    first = list(dict.fromkeys(p.paper.id for p in parts))
+    shown = [known[i] for i in first if i in known] + [r for r in results if r.paper.id not in first]
+    return [replace(r, rank=n) for n, r in enumerate(shown, 1)]
+
+
+def stream_by_parts(
+    pipeline: Pipeline, intent: qs.Intent, parts: Sequence[Part], results: list[SearchResult], trust: Trust,
+    clock: tuple[Timings, float, Callable[..., Event]], backend: str | None, model: str | None,
+    temperature: float | None,
+) -> Iterator[Event]:  # fmt: skip
+    """`Pipeline.stream` for an answer by parts: its sources, each part's tokens as they come, then
+    the `AnswerEvent` that `finish` makes of the joined parts."""
+    timings, started, finish = clock
+    shown = shown_sources(parts, results)
+    yield SourcesEvent(intent.query, shown)
+    try:
+        llm = pipeline.llm(backend, model)
+    except LLMError as exc:
+        yield finish(error=str(exc), retrieved=shown)
+        return
+    temp = pipeline.settings.temperature if temperature is None else temperature
+    fields: dict = {}
+    for item in answer_by_parts(pipeline, parts, llm, trust, timings, started, temp):
+        if isinstance(item, dict):
+            fields = item
+        else:
+            yield item
+    yield finish(**fields, retrieved=shown, backend=llm.backend, model=llm.model)
