@@ -54,7 +54,9 @@ def whole_sentences(answer: Answer) -> bool | None:
     ]
     every = set().union(*_evidence_sentences(answer).values()) if answer.evidence else set()
     for s in answer.sentences:
-        if _is_quote(s.text, titles, every):
+        # A sentence the product writes itself (an answer by parts' "The abstract of ... does not
+        # state this for X.") is neither a piece of the draft nor a quote.
+        if not s.claim or _is_quote(s.text, titles, every):
             continue
         words = tx.content_words(strip_markers(s.text))
         if not any(d - title_words <= words | title_words and words - title_words <= d for d in drafted):

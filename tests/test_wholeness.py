@@ -46,3 +46,12 @@ def test_the_lines_of_a_list_draft_are_its_sentences():
     answer = _answer([AnswerSentence("Routing weights serve as embeddings [1].", [1], True, 0.9)])
     answer.draft = "The principle of each is as follows:\n- Routing weights serve as embeddings [1]"
     assert whole_sentences(answer) is True
+
+
+def test_the_sentence_saying_a_part_is_not_answered_is_no_fragment():
+    # An answer by parts writes it itself (claim=False); a cut draft clause beside it still fails.
+    said = AnswerSentence("The abstract of “Graph Transformers at Scale” does not state this for GT.", [], True, 0.0,
+                          claim=False)  # fmt: skip
+    assert whole_sentences(_answer([AnswerSentence(DRAFT, [1], True, 0.9), said])) is True
+    cut = AnswerSentence("The router weights serve as embeddings [1].", [1], True, 0.9)
+    assert whole_sentences(_answer([cut, said])) is False
