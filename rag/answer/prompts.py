@@ -117,11 +117,11 @@ def prompts_for(
     prompts = []
     for part, ev in zip(intent.parts, evidence):
         alone = replace(ev, number=1)
-        prompts.append((build_messages(part, [alone]), _renumber(ev.number)))
+        prompts.append((build_messages(part, [alone]), renumber(ev.number)))
     return prompts
 
 
-def _renumber(number: int) -> Callable[[str], str]:
+def renumber(number: int) -> Callable[[str], str]:
     return lambda draft: re.sub(r"\[1\]", f"[{number}]", draft)
 
 

@@ -15,7 +15,7 @@ from rag.answer.citations import render_text
 from rag.answer.events import Event, PreviewEvent, SourcesEvent, TokenEvent
 from rag.answer.generate import write
 from rag.answer.parts.plan import Part
-from rag.answer.prompts import build_part_messages, count_prompt_tokens
+from rag.answer.prompts import build_part_messages, count_prompt_tokens, renumber
 from rag.answer.trust import Trust
 from rag.llm import LLM, LLMError
 from rag.search.evidence import Evidence, select_evidence
@@ -107,8 +107,7 @@ def write_parts(
             yield Written(part, Evidence(part.number, part.paper, []))
             continue
         messages = build_part_messages(part.question, ev, part.label)
-        renumber = lambda d, n=part.number: d.replace("[1]", f"[{n}]")  # noqa: E731
-        draft = yield from write(llm, [(messages, renumber)], timings, started, max_tokens=s.parts.max_tokens,
+        draft = yield from write(llm, [(messages, renumber(part.number))], timings, started, max_tokens=s.parts.max_tokens,
                                  temperature=temperature)  # fmt: skip
         intent = part_intent(part)
         before = timings.verdict or 0.0
