@@ -253,9 +253,10 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
         for t in turns
     ]  # fmt: skip
     if item.type == "survey" and system.baseline is None:
-        result.scores |= survey_scores(
-            item, system.pipeline.survey.find(system.pipeline.parse(item.question, turns))
-        )
+        intent = system.pipeline.parse(item.question, turns)
+        if system.pipeline.unsure(intent):  # as the answer path does: the model reads it again
+            intent, _ = system.pipeline.reread(intent)
+        result.scores |= survey_scores(item, system.pipeline.survey.find(intent))
     if not answer:
         return result
     reply = system.ask(item.question, turns)

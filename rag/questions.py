@@ -67,6 +67,7 @@ class Intent:
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
     also: tuple[str, ...] = ()  # other names of the topic the question gives ("X, such as Y", "X or Y")
+    topic_confidence: float = 1.0  # how sure the question reader was of its reading (`Reading.confidence`)
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
     wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
     like: str = ""  # "Papers like <title>": the title (or words of it) as said
@@ -171,6 +172,7 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         subjects=subjects,
         topic=topic,
         also=also,
+        topic_confidence=reading.confidence if reading is not None and topic else 1.0,
         counting=bool(_COUNTING.search(text)),
         wants=_wanted(text, bool(asks) or several),
         like=like.group("title").strip(" \"'“”‘’") if like else "",

@@ -228,6 +228,39 @@ class SurveySettings(BaseModel):
         ge=0,
         description="With `judge`: papers dense search adds as candidates (nearest the question first).",
     )
+    aliases: bool = Field(
+        True,
+        description="Search a topic under the other names the indexed papers define for it: an acronym "
+        "under its long forms, a long form under its acronyms (the 'long form (SHORT)' definitions the "
+        "keyword index keeps, rag/index/aliases.py).",
+    )
+    decide: bool = Field(
+        True,
+        description="With `judge`: list a candidate by one learned decision over all its signals (how it was "
+        "found, its mentions of the topic, the judge's p, cosine, dense rank; rag/search/decide.py) instead "
+        "of the rules `keep` and `keep_words`. Falls back to the rules when the weights are absent.",
+    )
+    rewrite: bool = Field(
+        True,
+        description="When the question reader read no topic in a survey question, or was unsure of it, the "
+        "local model reads the question again into a topic and its other names under a JSON grammar "
+        "(rag/search/rewrite.py); the reader's list shows meanwhile, and the trace says which reading was used.",
+    )
+    rewrite_below: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="With `rewrite`: the reader's confidence (the p of its least sure word's label) below which "
+        "the model reads the question again; a question with no topic read is always read again (on the dev "
+        "survey sets, lists of questions read below 0.4 found 0.46 of their papers, the others 0.69).",
+    )
+    threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="With `decide`: the decision's p a paper needs to be listed; empty: the threshold shipped "
+        "with its weights (chosen on the dev survey lists).",
+    )
 
 
 class Settings(BaseSettings):

@@ -209,8 +209,10 @@ def test_the_listing_sentence_says_what_was_cut_relaxed_and_cannot_be_applied():
 
 def test_a_phrase_is_searched_whole_before_any_word_is_dropped(conference):
     survey = Survey(conference)
-    counts, relaxed, core = survey.candidates(parse("Which papers study backdoor attacks?"), {})
-    assert set(counts) == core == {"d-1"} and relaxed == []  # "backdoor defence" is not "backdoor attacks"
+    found = survey.candidates(parse("Which papers study backdoor attacks?"), {})
+    assert (
+        set(found.counts) == found.core == {"d-1"} and found.relaxed == []
+    )  # "backdoor defence" is not "backdoor attacks"
 
 
 def test_the_page_shows_the_near_misses_behind_show_more(conference, embedder):

@@ -48,7 +48,13 @@ CSS = """
 .cw-list { font-size: 0.85em; border-collapse: collapse; }
 .cw-theme { margin: 0.3em 0 0.6em; font-size: 0.92em; }
 .cw-theme ul { margin: 0.2em 0 0 1.2em; padding: 0; }
-.cw-list td, .cw-list th { padding: 0.2em 0.5em; vertical-align: top; border-bottom: 1px solid #eee; }
+.cw-list td, .cw-list th { padding: 0.2em 0.5em; vertical-align: top; border-bottom: 1px solid #eee;
+                           word-break: normal !important; overflow-wrap: normal !important; hyphens: none; }
+/* rank, status and area are short words: never broken ("spo / tlig / ht") */
+.cw-list td:nth-child(1), .cw-list td:nth-child(3), .cw-list th { white-space: nowrap; }
+.cw-list td:nth-child(2) { min-width: 14em; }
+.cw-list td:nth-child(4) { min-width: 9em; }
+.cw-list td:nth-child(5) { min-width: 16em; }
 """
 # Gradio's HTML sanitizer keeps classes but drops data attributes and inline handlers: each export
 # button has its text in a hidden <pre> beside it, and one delegated listener acts on the click. It

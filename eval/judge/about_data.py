@@ -43,7 +43,7 @@ def build(pipeline, files=FILES, every_paper: bool = False) -> list[dict]:
             if not intent.topic:
                 continue
             within = pipeline.store.resolve(intent.filters)
-            counts, _, _ = survey.candidates(intent, within)
+            counts = survey.candidates(intent, within).counts
             dense = [p for p in nearest(intent.query, within) if p not in counts]
             ids = [
                 p
@@ -52,7 +52,7 @@ def build(pipeline, files=FILES, every_paper: bool = False) -> list[dict]:
             ]
             papers = pipeline.store.papers(ids)
             found = [papers[i] for i in ids if i in papers]
-            sentences = near.nearest(intent.topic, intent.also, found)
+            sentences = [s for s, _ in near.nearest(intent.topic, intent.also, found)]
             gold, excluded = set(item["papers"]), set(item.get("excluded", {}))
             for paper, sentence in zip(found, sentences):
                 index = next(

@@ -39,6 +39,7 @@ from rag.map.themes import Theme, group_by_theme, spread
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
+from rag.search.rewrite import rewrite, rewritten, unsure
 from rag.search.similar import named_paper, similar, similar_text
 from rag.search.survey import Survey, SurveyHit, SurveyList, survey_from
 from rag.settings import Settings
@@ -173,6 +174,14 @@ class Pipeline:
             yield from self._similar(intent, started)
             return
         listed = self.survey.listing(intent, within) if intent.asks_for_papers else SurveyList([], [], [])
+        read: list[Step] = []
+        if self.unsure(intent):
+            if listed.hits:  # the reader's list shows while the model reads the question again
+                yield SurveyEvent(listing_sentence(intent, listed.hits, within), listed.hits, [])
+            intent, step = self.reread(intent, backend, model)
+            read.append(step)
+            if step.decision == "rewritten":
+                listed = self.survey.listing(intent, within)
         hits = listed.hits
         themes = self.themes(hits, intent.topic)
         qvec, results = self.find(
@@ -200,6 +209,8 @@ class Pipeline:
             timings.total = time.perf_counter() - started
             if hits and fields.get("abstained"):  # the list answers; no synthesis was backed
                 fields |= {"abstained": False, "text": ""}
+            if read:  # the reading the list was built from comes first in the trace
+                fields["trace"] = read + list(fields.get("trace", []))
             base = dict(papers=hits, near_misses=listed.cut, themes=themes, listing=listing, question=question, intent=intent, text="", citations=[],
                         sentences=[], abstained=False, retrieved=results, timings=timings, query=query)  # fmt: skip
             return AnswerEvent(Answer(**{**base, **fields}))
@@ -310,6 +321,33 @@ class Pipeline:
             trust, trust.screen_view(intent, results, evidence)
         )
         return Selection(selector, before, cascade=s.cascade)
+
+    def unsure(self, intent: Intent) -> bool:
+        """Is this a survey question the reader was unsure of, for the model to read again?"""
+        s = self.settings.survey
+        return s.rewrite and unsure(intent, s.rewrite_below)
+
+    def reread(
+        self, intent: Intent, backend: str | None = None, model: str | None = None
+    ) -> tuple[Intent, Step]:
+        """The survey question read again by the model (`rag.search.rewrite`), and the trace step
+        saying which reading the list is built from."""
+        why = f"the question reader read {'no topic' if not intent.topic else repr(intent.topic)}" + (
+            f" (sure to {intent.topic_confidence:.2f})" if intent.topic else ""
+        )
+        try:
+            r = rewrite(self.llm(backend, model), intent.question)
+        except LLMError as exc:
+            log.warning("survey rewrite: no model: %s", exc)
+            r = None
+        if r is None:
+            return intent, Step(
+                "survey", "kept the reader's reading", intent.topic, why + "; the model gave none"
+            )
+        new = rewritten(intent, r)
+        named = ", ".join(new.also)
+        return new, Step("survey", "rewritten", new.topic + (f" (also: {named})" if named else ""),
+                         why + "; the list is built from the model's reading")  # fmt: skip
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
         """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""

@@ -19,11 +19,12 @@ from typing import Any
 
 from rag import filters as flt
 from rag import text as tx
+from rag.index.aliases import extract, singular
 
 log = logging.getLogger(__name__)
 
 FILE = "index.sqlite"
-FORMAT = 2  # bumped when the tables or the terms change: an older file is rebuilt
+FORMAT = 3  # bumped when the tables or the terms change: an older file is rebuilt
 K1, B = 1.5, 0.75  # BM25 as bm25s and Lucene weigh it
 CANDIDATES = 200  # chunks ranked by BM25 per query
 # Terms are taken rarest first until their documents add up to this: the candidates are the chunks
@@ -40,6 +41,10 @@ CREATE TABLE IF NOT EXISTS docs(rowid INTEGER PRIMARY KEY, cid TEXT UNIQUE NOT N
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, row);
 CREATE TABLE IF NOT EXISTS names(name TEXT, row INTEGER, PRIMARY KEY(name, row)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS aliases(short TEXT, key TEXT, long TEXT, row INTEGER);
+CREATE INDEX IF NOT EXISTS aliases_short ON aliases(short);
+CREATE INDEX IF NOT EXISTS aliases_key ON aliases(key);
+CREATE INDEX IF NOT EXISTS aliases_row ON aliases(row);
 """
 
 Fetch = Callable[[list[str]], Iterable[tuple[str, str, dict[str, Any]]]]
@@ -66,7 +71,8 @@ class KeywordIndex:
         self._con.execute("PRAGMA journal_mode=WAL")  # readers keep searching while a sync writes
         if self._meta("format") not in (None, str(FORMAT)):
             self._con.executescript("DROP TABLE IF EXISTS vocab; DROP TABLE IF EXISTS fts; "
-                                    "DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS names; DROP TABLE IF EXISTS meta;")  # fmt: skip
+                                    "DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS names; DROP TABLE IF EXISTS meta; "
+                                    "DROP TABLE IF EXISTS aliases;")  # fmt: skip
         self._con.executescript(_TABLES)
         self._stats: tuple[str | None, int, float] = ("", 0, 0.0)
 
@@ -136,7 +142,7 @@ class KeywordIndex:
             try:
                 if self._meta("stamp") != stamp:
                     if self._meta("reset") != reset:
-                        for table in ("docs", "fts", "names"):  # (executescript would commit)
+                        for table in ("docs", "fts", "names", "aliases"):  # (executescript would commit)
                             con.execute(f"DELETE FROM {table}")
                     added, removed = self._apply(ids, fetch, progress)
                     for key, value in (("stamp", stamp), ("reset", reset), ("format", str(FORMAT))):
@@ -158,6 +164,7 @@ class KeywordIndex:
             names = json.loads(con.execute("SELECT names FROM docs WHERE rowid = ?", (row,)).fetchone()[0])
             con.executemany("DELETE FROM names WHERE name = ? AND row = ?", [(n, row) for n in names])
             con.execute("DELETE FROM fts WHERE rowid = ?", (row,))
+            con.execute("DELETE FROM aliases WHERE row = ?", (row,))
             con.execute("DELETE FROM docs WHERE rowid = ?", (row,))
         new = sorted(wanted.difference(have))
         for start in range(0, len(new), PAGE):
@@ -176,6 +183,9 @@ class KeywordIndex:
         ).lastrowid
         self._con.execute("INSERT INTO fts(rowid, body) VALUES (?, ?)", (row, " ".join(terms)))
         self._con.executemany("INSERT OR IGNORE INTO names VALUES (?, ?)", [(n, row) for n in names])
+        self._con.executemany(
+            "INSERT INTO aliases VALUES (?, ?, ?, ?)", [(a.short, a.key, a.long, row) for a in extract(doc)]
+        )
 
     # ---- queries ----------------------------------------------------------------------
     def search(self, query: str, n: int, filters: flt.Filters | None = None) -> list[tuple[str, float]]:
@@ -257,6 +267,31 @@ class KeywordIndex:
                 (*forms, *args, limit),
             )
             return [cid for (cid,) in rows]
+
+    def long_forms(self, short: str) -> list[tuple[str, str, int]]:
+        """The long forms the indexed papers define `short` as (its singular, "PINN" for "PINNs"):
+        (the form most written, its key, how many papers define it so), most papers first."""
+        return self._aliases("short = ?", singular(short), "key")
+
+    def short_forms(self, key: str) -> list[tuple[str, str, int]]:
+        """The acronyms the indexed papers define for the long form with stems `key`
+        (`aliases.form_key`): (acronym, key, how many papers define it so), most papers first."""
+        return self._aliases("key = ?", key, "short")
+
+    def _aliases(self, where: str, value: str, group: str) -> list[tuple[str, str, int]]:
+        if not value:
+            return []
+        sql = (
+            "SELECT a.short, a.key, a.long, count(DISTINCT substr(d.cid, 1, instr(d.cid, '::'))) AS n "
+            f"FROM aliases a JOIN docs d ON d.rowid = a.row WHERE a.{where} GROUP BY a.{group}, a.long"
+        )
+        with self._lock:
+            rows = self._con.execute(sql, (value,)).fetchall()
+        merged: dict[tuple[str, str], list] = {}  # per (acronym, key): the form most written
+        for short, key, long, n in sorted(rows, key=lambda r: -r[3]):
+            entry = merged.setdefault((short, key), [short if group == "short" else long, key, 0])
+            entry[2] += n
+        return sorted(((a, k, n) for a, k, n in merged.values()), key=lambda r: (-r[2], r[0]))
 
     def name_count(self, forms: list[str], limit: int) -> int:
         """How many chunks (counted up to `limit`) contain one of `forms` as a token."""

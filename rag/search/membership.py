@@ -28,6 +28,7 @@ class Judged:
     paper: Paper
     p: float
     sentence: str
+    cosine: float = 0.0  # of the topic to that sentence
 
 
 def asked(topic: str, also: Sequence[str] = ()) -> str:
@@ -49,22 +50,24 @@ class Membership:
         """Each paper with p(about the topic) and its sentence nearest the topic."""
         if not papers:
             return []
-        sentences = self.nearest(topic, also, papers)
+        nearest = self.nearest(topic, also, papers)
         scores = self.judge.scores(
-            asked(topic, also), [(p.display_title, s) for p, s in zip(papers, sentences)]
+            asked(topic, also), [(p.display_title, s) for p, (s, _) in zip(papers, nearest)]
         )
-        return [Judged(p, float(x), s) for p, x, s in zip(papers, scores, sentences)]
+        return [Judged(p, float(x), s, c) for p, x, (s, c) in zip(papers, scores, nearest)]
 
-    def nearest(self, topic: str, also: Sequence[str], papers: Sequence[Paper]) -> list[str]:
-        """Each paper's abstract sentence with the highest cosine to the topic (its names)."""
+    def nearest(self, topic: str, also: Sequence[str], papers: Sequence[Paper]) -> list[tuple[str, float]]:
+        """Each paper's abstract sentence with the highest cosine to the topic (its names), and
+        that cosine."""
         query = np.asarray(self.embed([" ; ".join([topic, *also])]), dtype=np.float32)[0]
         out = []
         for paper, matrix in zip(papers, self.vectors.vectors(papers, self.embed)):
             spans = tx.sentence_spans(paper.abstract)
             if not spans or matrix.shape[0] != len(spans):
-                out.append(tx.plain(paper.abstract[:300]))
+                out.append((tx.plain(paper.abstract[:300]), 0.0))
                 continue
-            best = int(np.argmax(matrix @ query))
+            cosines = matrix @ query
+            best = int(np.argmax(cosines))
             a, b = spans[best]
-            out.append(tx.plain(paper.abstract[a:b]))
+            out.append((tx.plain(paper.abstract[a:b]), float(cosines[best])))
         return out

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from rag import filters as flt
 from rag import text as tx
 from rag.index.store import Store
 from rag.questions import Intent
+from rag.search.decide import Decider, Signals, features, names_of, shipped_decider
+from rag.search.forms import Forms, alias_forms
 from rag.search.membership import Judged, Membership
 from rag.types import Paper
 
@@ -63,6 +65,28 @@ def phrases(topic: str) -> tuple[list[str], list[str]]:
 
 
 @dataclass
+class Found:
+    """A survey's candidates from words: per paper, the chunks that hold a name of the topic and
+    the kinds of name that found it; the papers the topic's own names found (`core`); the phrases
+    searched shorter ("phrase -> shorter phrase"); the corpus's other names of the topic."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, set[str]] = field(default_factory=dict)
+    core: set[str] = field(default_factory=set)
+    relaxed: list[str] = field(default_factory=list)
+    forms: Forms = field(default_factory=Forms)
+    acronyms: list[str] = field(default_factory=list)
+
+    def add(self, chunks: set[str], kind: str, core: bool = False) -> None:
+        for cid in chunks:
+            pid = cid.split("::")[0]
+            self.counts[pid] = self.counts.get(pid, 0) + 1
+            self.kinds.setdefault(pid, set()).add(kind)
+            if core:
+                self.core.add(pid)
+
+
+@dataclass
 class SurveyList:
     """A survey question's list: the papers listed, the near-misses the judge cut (papers whose
     text holds the topic's words but that it read as not about the topic), and the phrases
@@ -79,7 +103,8 @@ class Survey:
     words and from dense search are each kept or cut by the judge."""
 
     def __init__(self, store: Store, membership: Membership | None = None,
-                 dense: Callable[[str, flt.Filters], list[str]] | None = None, max_candidates: int = 300):  # fmt: skip
+                 dense: Callable[[str, flt.Filters], list[str]] | None = None, max_candidates: int = 300,
+                 aliases: bool = True, decider: Decider | None = None):  # fmt: skip
         self.store = store
         self.keyword = store.keyword_index()
         self.membership, self.dense, self.max_candidates = (
@@ -87,6 +112,7 @@ class Survey:
             dense or (lambda q, f: []),
             max_candidates,
         )
+        self.aliases, self.decider = aliases, decider
 
     def _units(self, phrase: str, df: dict[str, int]) -> list[tuple[str, list[str]]]:
         """The phrase's words, each with its stems (a hyphenated word is one unit)."""
@@ -131,38 +157,33 @@ class Survey:
         docs = self.store.chunks(ids)
         return {cid for cid, (doc, _) in docs.items() if words & set(tx.keyword_terms(doc))}
 
-    def candidates(self, intent: Intent, filters: flt.Filters) -> tuple[dict[str, int], list[str], set[str]]:
-        """The papers whose chunks hold a phrase of the topic or of its other names (with how many
-        chunks do), the phrases searched in place of the ones written when too few papers held
-        those, and the papers the topic's own phrases found (an alternative or a gloss, "such as
-        video", is weaker evidence than the topic as named)."""
+    def candidates(self, intent: Intent, filters: flt.Filters) -> Found:
+        """The papers whose chunks hold a phrase of the topic or of its other names: how many chunks
+        do, and which kinds of name found each (`decide.KINDS`); the phrases searched in place of the
+        ones written when too few papers held those."""
         # The topic and its other names as one "X or Y or Z": one word after a longer phrase
         # shares its head ("antibody design or optimization" -> "antibody optimization").
         every, acronyms = phrases(" or ".join([intent.topic, *intent.also]))
-        own = set(phrases(intent.topic)[0])
-        chunks: set[str] = set()
-        core: set[str] = set()
-        relaxed: list[str] = []
-        for phrase in dict.fromkeys(every):
+        own_phrases, own_acronyms = phrases(intent.topic)
+        own = set(own_phrases)
+        forms = alias_forms(self.keyword, own_phrases + own_acronyms) if self.aliases else Forms()
+        out = Found(forms=forms, acronyms=list(dict.fromkeys(acronyms + forms.acronyms)))
+        for phrase in dict.fromkeys(every + forms.long):
             found, extra, instead = self._chunks(phrase, filters)
-            chunks |= found | extra
-            core |= found if phrase in own else set()
+            kind = "topic" if phrase in own else "alias" if phrase in forms.long else "also"
+            out.add(found, kind, core=kind != "also")
+            out.add(extra, "relaxed")
             if instead:
-                relaxed.append(f"{phrase} -> {instead}")
-        terms = list({t for p in every for t in tx.keyword_terms(p)})
+                out.relaxed.append(f"{phrase} -> {instead}")
+        terms = list({t for p in every + forms.long for t in tx.keyword_terms(p)})
         n = self.keyword.size or 1
         words = {
             t for t, d in self.keyword.frequencies(terms).items() if 0 < d <= max(ACRONYM_CONTEXT * n, 2)
         }
-        for acronym in acronyms:
-            found = self._acronym_chunks(acronym, words, filters)
-            chunks |= found
-            core |= found
-        counts: dict[str, int] = {}
-        for cid in chunks:
-            pid = cid.split("::")[0]
-            counts[pid] = counts.get(pid, 0) + 1
-        return counts, relaxed, {c.split("::")[0] for c in core}
+        for acronym in out.acronyms:
+            kind = "acronym" if acronym in acronyms else "alias"
+            out.add(self._acronym_chunks(acronym, words, filters), kind, core=True)
+        return out
 
     def listing(self, intent: Intent, filters: flt.Filters | None = None) -> SurveyList:
         """Every paper fitting `intent` within `filters` and the filters the question states,
@@ -173,7 +194,10 @@ class Survey:
         if not intent.topic:
             return SurveyList([], [], [])
         stored = self.store.resolve(flt.combine(filters, intent.filters))
-        counts, relaxed, core = self.candidates(intent, stored)
+        found = self.candidates(intent, stored)
+        if self.membership is not None and self.decider is not None:
+            return self._decided(intent, stored, found)
+        counts, relaxed, core = found.counts, found.relaxed, found.core
         stems = [tx.keyword_terms(p) for p in phrases(intent.topic)[0] + list(intent.also)]
         if self.membership is None:
             papers = list(self.store.papers(list(counts)).values())
@@ -205,6 +229,46 @@ class Survey:
             [hit(i, j) for i, j in enumerate(kept, 1)], [hit(i, j) for i, j in enumerate(cut, 1)], relaxed
         )
 
+    def signals(
+        self, intent: Intent, stored: flt.Filters, found: Found
+    ) -> list[tuple[Judged, dict[str, float]]]:
+        """Every candidate (the papers the topic's names found, those holding its own names first,
+        at most `max_candidates`; and dense search's) read by the membership judge, with the
+        decision's features (`decide.FEATURES`)."""
+        ordered = sorted(found.counts, key=lambda pid: (pid not in found.core, -found.counts[pid]))
+        dense = self.dense(intent.query, stored)
+        rank = {pid: i for i, pid in enumerate(dense)}
+        ids = list(dict.fromkeys(ordered[: self.max_candidates] + dense))
+        papers = self.store.papers(ids)
+        judged = self.membership.read(intent.topic, intent.also, [papers[i] for i in ids if i in papers])
+        also = phrases(" or ".join(intent.also))[0] if intent.also else []
+        names = names_of(phrases(intent.topic)[0], found.forms.long, also, found.acronyms)
+        out = []
+        for j in judged:
+            pid = j.paper.id
+            kinds = found.kinds.get(pid, set()) | ({"dense"} if pid in rank else set())
+            signals = Signals(kinds, j.p, j.cosine, rank.get(pid))
+            x = features(j.paper, names, signals, len(found.core), intent.topic_confidence, len(dense))
+            out.append((j, x))
+        return out
+
+    def _decided(self, intent: Intent, stored: flt.Filters, found: Found) -> SurveyList:
+        """The list by the learned decision: a candidate is listed when the decider's p reaches its
+        threshold, best p first; the papers the topic's own names found that it cut are near-misses."""
+        assert self.decider is not None
+        scored = [(self.decider.p(x), j) for j, x in self.signals(intent, stored, found)]
+        order = lambda r: (-r[0], r[1].paper.display_title)  # noqa: E731
+        kept = sorted((r for r in scored if r[0] >= self.decider.threshold), key=order)
+        cut = sorted(
+            (r for r in scored if r[0] < self.decider.threshold and r[1].paper.id in found.core), key=order
+        )
+        hit = lambda i, r: SurveyHit(i, r[1].paper, r[1].sentence, round(r[0], 3))  # noqa: E731
+        return SurveyList(
+            [hit(i, r) for i, r in enumerate(kept, 1)],
+            [hit(i, r) for i, r in enumerate(cut, 1)],
+            found.relaxed,
+        )
+
     def find(self, intent: Intent, filters: flt.Filters | None = None) -> list[SurveyHit]:
         """The listed papers of `listing`."""
         return self.listing(intent, filters).hits
@@ -232,11 +296,15 @@ def survey_from(settings, store: Store, embedder, vectors) -> Survey:
     """The survey of `settings` (`SurveySettings`): with `judge`, the membership judge reads the
     candidates and dense search of the question adds `dense` papers."""
     if not settings.judge:
-        return Survey(store)
+        return Survey(store, aliases=settings.aliases)
     from rag.judge.answer import about_judge
 
     judge = Membership(about_judge(), embedder.embed_batch, vectors, settings.keep, settings.keep_words)
-    return Survey(store, judge, dense_search(store, embedder, settings.dense), settings.candidates)
+    decider = shipped_decider() if settings.decide else None
+    if decider is not None and settings.threshold is not None:
+        decider = replace(decider, threshold=settings.threshold)
+    return Survey(store, judge, dense_search(store, embedder, settings.dense), settings.candidates,
+                  aliases=settings.aliases, decider=decider)  # fmt: skip
 
 
 def _in_title(paper: Paper, stems: list[list[str]]) -> bool:

@@ -217,6 +217,69 @@ def test_a_survey_list_is_shown_before_the_model_writes(server):
         browser.close()
 
 
+# Each word of a list cell on one line: a word the browser broke ("spo / tlig / ht") has a box per line.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll('#cw-chat .cw-list td, #cw-chat .cw-list th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[^\\s\\-\\u2013\\/]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+# Each source card: its number, title, marked sentence, and the answer's sentences that cite it.
+CARDS = """() => {
+  const chat = document.querySelector('#cw-chat');
+  const bubbles = chat.querySelectorAll('.cw-source');
+  const last = bubbles[bubbles.length - 1].parentElement;
+  const text = last.innerText.split('Sources')[0];
+  const sentences = text.split(/(?<=[.!?])\\s+/);
+  return [...last.querySelectorAll('.cw-source')].map(card => {
+    const n = card.querySelector('b').innerText.replace(/[\\[\\]]/g, '');
+    return {n, title: card.querySelector('a')?.innerText || '', mark: card.querySelector('mark')?.innerText || '',
+            citing: sentences.filter(s => s.includes('[' + n + ']'))};
+  });
+}"""
+
+
+def _words(text: str) -> set[str]:
+    import re
+
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
+
+
+def test_a_survey_list_reads_at_the_page_width_and_each_card_marks_what_the_answer_rests_on(server):
+    from playwright.sync_api import sync_playwright
+
+    question = "Which papers use mixture of experts, and what does each use it for?"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})  # the page's default width
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)
+        _ask(page, question, page.locator("#cw-chat .cw-source").count())
+        page.wait_for_function(IDLE, timeout=900_000)
+        table = page.locator("#cw-chat .cw-list").last.inner_text()
+        assert "Time-MoE" in table, table
+        assert page.evaluate(BROKEN_WORDS) == []
+        cards = page.evaluate(CARDS)
+        assert cards, "no source card"
+        for card in cards:
+            # The marked sentence is what the answer's sentences citing this paper rest on: it shares
+            # their words (titles aside), or it is the paper's sentence about the topic asked.
+            said = set().union(*(_words(s) for s in card["citing"])) - _words(card["title"])
+            topic = {"mixture", "experts", "expert"}
+            assert _words(card["mark"]) & (said | topic), card
+        browser.close()
+
+
 def test_the_map_tab_works_with_the_network_blocked(server):
     """The Map tab loads with every request off this machine refused; it shows points and topic
     names, and hovering a point shows that paper's title."""

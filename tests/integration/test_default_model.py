@@ -1,6 +1,7 @@
 """The default embedded model (Qwen2.5-Coder-1.5B) on seed questions: slow, still run by CI."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -259,3 +260,24 @@ def test_a_comparison_is_answered_part_by_part_each_from_its_own_paper(pipeline)
     assert answer.text.index(teal[:30]) < answer.text.index(stbllm[:30])  # in the order asked
     assert {"dGVZwyq5tV", "6XUSDvBFkV"} == {c.paper_id for c in answer.citations}
     assert answer.trace[0].stage == "parts" and "TEAL" in answer.trace[0].reason
+
+
+def test_an_acronym_only_survey_question_lists_the_papers_under_every_name(pipeline):
+    """ "MoE papers at ICLR 2025?": the reader reads no topic in it, so the model reads the question
+    again (the trace says so); the acronym is searched under the long form the papers define for it
+    (the alias table), and the one decision lists both mixture-of-experts papers and not the paper
+    about a Gaussian mixture."""
+    from rag.answer.events import AnswerEvent, SurveyEvent
+
+    events = list(pipeline.stream("MoE papers at ICLR 2025?"))
+    lists = [e for e in events if isinstance(e, SurveyEvent)]
+    (answer,) = [e.answer for e in events if isinstance(e, AnswerEvent)]
+    read = [t for t in answer.trace if t.stage == "survey"]
+    assert read and read[0].decision == "rewritten" and "moe" in read[0].sentence.lower(), answer.trace
+    listed = [h.paper for h in lists[-1].hits]
+    moe = [p for p in listed if re.search(r"mixture-of-experts|\bMoE\b", p.abstract, re.I)]
+    assert len(moe) >= 2 and any("Time-MoE" in p.abstract for p in moe), [p.title for p in listed]
+    assert all(p in moe for p in listed), [p.title for p in listed if p not in moe]
+    intent = replace(pipeline.parse("Which papers use MoE?"), topic="MoE")
+    forms = pipeline.survey.candidates(intent, {}).forms
+    assert any("experts" in f.lower() for f in forms.long), forms

@@ -174,8 +174,9 @@ class _DraftCheck:
         if named and self.one_paper and self.can_confirm and self.by_paper(named[0]):
             return  # "It can be found in “Title” [1].": shown as the paper's quoted sentence
         if named:
-            for n in named:
-                self.passage.setdefault(n, (1.0, self.offered[n].sentences[0]))
+            for n in named:  # a title alone rests on the paper's sentence that fits the question best
+                best = max(self.offered[n].sentences, key=lambda s: s.rank)
+                self.passage.setdefault(n, (1.0, best))
             self.shown.append(AnswerSentence(piece.sentence, named, True, 1.0, False, [Check("names", True)]))
             self.supported.append(piece.claim)
         else:
