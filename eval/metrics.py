@@ -123,12 +123,14 @@ def list_precision(listed: Sequence[str], gold: Sequence[str]) -> float | None:
     return len(set(listed) & set(gold)) / len(set(listed)) if listed else 0.0
 
 
-def outside_area(areas: Sequence[str], wanted: str | None) -> float | None:
-    """1 when a listed paper's primary area is not the area the question states, else 0."""
+def outside_area(areas: Sequence[str], wanted: str | Sequence[str] | None) -> float | None:
+    """1 when a listed paper's primary area is not the area (or one of the areas) the question
+    states, else 0."""
     if not wanted:
         return None
     norm = lambda a: " ".join((a or "").replace("&amp;", "&").lower().split())  # noqa: E731
-    return float(any(norm(a) != norm(wanted) for a in areas))
+    allowed = {norm(w) for w in ([wanted] if isinstance(wanted, str) else wanted)}
+    return float(any(norm(a) not in allowed for a in areas))
 
 
 def oversized(listed: Sequence[str], gold: Sequence[str]) -> float | None:

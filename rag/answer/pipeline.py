@@ -173,7 +173,8 @@ class Pipeline:
         if intent.kind is qs.Kind.SIMILAR:
             yield from self._similar(intent, started)
             return
-        listed = self.survey.listing(intent, within) if intent.asks_for_papers else SurveyList([], [], [])
+        # (the survey resolves the panel's filters and the question's once: `within` is resolved)
+        listed = self.survey.listing(intent, filters) if intent.asks_for_papers else SurveyList([], [], [])
         read: list[Step] = []
         if self.unsure(intent):
             if listed.hits:  # the reader's list shows while the model reads the question again
@@ -181,7 +182,7 @@ class Pipeline:
             intent, step = self.reread(intent, backend, model)
             read.append(step)
             if step.decision == "rewritten":
-                listed = self.survey.listing(intent, within)
+                listed = self.survey.listing(intent, filters)
         hits = listed.hits
         themes = self.themes(hits, intent.topic)
         qvec, results = self.find(
