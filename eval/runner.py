@@ -255,7 +255,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     if item.type == "survey" and system.baseline is None:
         intent = system.pipeline.parse(item.question, turns)
         if system.pipeline.unsure(intent):  # as the answer path does: the model reads it again
-            intent, _ = system.pipeline.reread(intent)
+            intent, _ = system.pipeline.reread(intent, history=turns)
         result.scores |= survey_scores(item, system.pipeline.survey.find(intent))
     if not answer:
         return result

@@ -67,7 +67,10 @@ class Intent:
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
     topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
     also: tuple[str, ...] = ()  # other names of the topic the question gives ("X, such as Y", "X or Y")
-    topic_confidence: float = 1.0  # how sure the question reader was of its reading (`Reading.confidence`)
+    # How sure the question reader was of the topic (`Reading.confidence`); 0 when it read none and
+    # the wording rules gave the topic, 1 without a reader.
+    topic_confidence: float = 1.0
+    listing_p: float | None = None  # the reader's p(the question asks for a list of papers)
     counting: bool = False  # "How many papers ...?": the answer is the count of the list
     wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
     like: str = ""  # "Papers like <title>": the title (or words of it) as said
@@ -172,7 +175,8 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         subjects=subjects,
         topic=topic,
         also=also,
-        topic_confidence=reading.confidence if reading is not None and topic else 1.0,
+        topic_confidence=_topic_confidence(reading, topic),
+        listing_p=reading.listing if reading is not None else None,
         counting=bool(_COUNTING.search(text)),
         wants=_wanted(text, bool(asks) or several),
         like=like.group("title").strip(" \"'“”‘’") if like else "",
@@ -180,6 +184,12 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         compared_asked=compared_asked,
         questions=tuple(clauses.questions(text)),
     )
+
+
+def _topic_confidence(reading: Reading | None, topic: str) -> float:
+    if reading is None:
+        return 1.0
+    return reading.confidence if topic and reading.asks_for_list and reading.topic == topic else 0.0
 
 
 # ---- what is asked for

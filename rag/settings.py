@@ -254,6 +254,14 @@ class SurveySettings(BaseModel):
         "the model reads the question again; a question with no topic read is always read again (on the dev "
         "survey sets, lists of questions read below 0.4 found 0.46 of their papers, the others 0.69).",
     )
+    rewrite_kind_above: float = Field(
+        0.1,
+        ge=0.0,
+        le=1.0,
+        description="With `rewrite`: a question the reader read as no list with p(list) from this up to 0.5 is "
+        "read again by the model, which may read it as a list (on the gold questions: 6 % of the list "
+        "questions and 1.6 % of the others fall there).",
+    )
     threshold: float | None = Field(
         None,
         ge=0.0,

@@ -83,6 +83,7 @@ def test_the_model_reading_is_json_under_a_grammar():
         json.dumps({"topic": "PINNs", "aliases": ["physics-informed neural networks", "PINNs"]}), "q?"
     )
     assert good == Rewrite("PINNs", ("physics-informed neural networks",))
+    assert parse_reply(json.dumps({"list": False, "topic": "", "aliases": []}), "q?") == Rewrite("", (), False)
     assert parse_reply("not json", "q?") is None
     assert parse_reply(json.dumps({"topic": " ", "aliases": []}), "q?") is None
 
@@ -92,6 +93,13 @@ def test_only_an_unsure_list_question_is_read_again():
     assert not unsure(listing, 0.4)
     assert unsure(replace(listing, topic_confidence=0.3), 0.4)
     assert unsure(replace(listing, topic=""), 0.4)
-    assert not unsure(parse("How many time points are in Time-300B?"), 0.4)
+    fact = parse("How many time points are in Time-300B?")
+    assert not unsure(fact, 0.4)  # no reader: nothing to be unsure of
+    # Read as no list, but not surely: the model says whether it asks for a list.
+    assert unsure(replace(fact, listing_p=0.3), 0.4, 0.1) and not unsure(replace(fact, listing_p=0.05), 0.4, 0.1)
     new = rewritten(replace(listing, also=("graph networks",)), Rewrite("GNNs", ("graph neural networks",)))
     assert new.topic == "GNNs" and new.also == ("graph neural networks", "graph networks")
+    # Parsed again as a list question with the model's reading: its status words become filters.
+    terse = replace(parse("MCMC: what's out there among the orals?"), listing_p=0.2)
+    again = rewritten(terse, Rewrite("MCMC", ("Markov chain Monte Carlo",)))
+    assert again.asks_for_papers and again.topic == "MCMC" and again.filters.get("status")

@@ -39,7 +39,7 @@ from rag.map.themes import Theme, group_by_theme, spread
 from rag.questions import Intent
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
-from rag.search.rewrite import rewrite, rewritten, unsure
+from rag.search.rewrite import reread, unsure
 from rag.search.similar import named_paper, similar, similar_text
 from rag.search.survey import Survey, SurveyHit, SurveyList, survey_from
 from rag.settings import Settings
@@ -179,9 +179,10 @@ class Pipeline:
         if self.unsure(intent):
             if listed.hits:  # the reader's list shows while the model reads the question again
                 yield SurveyEvent(listing_sentence(intent, listed.hits, within), listed.hits, [])
-            intent, step = self.reread(intent, backend, model)
+            intent, step = self.reread(intent, backend, model, history)
             read.append(step)
             if step.decision == "rewritten":
+                within = self.store.resolve(combine(filters, intent.filters))
                 listed = self.survey.listing(intent, filters)
         hits = listed.hits
         themes = self.themes(hits, intent.topic)
@@ -324,31 +325,15 @@ class Pipeline:
         return Selection(selector, before, cascade=s.cascade)
 
     def unsure(self, intent: Intent) -> bool:
-        """Is this a survey question the reader was unsure of, for the model to read again?"""
+        """Is this a question the reader was unsure of, for the model to read again?"""
         s = self.settings.survey
-        return s.rewrite and unsure(intent, s.rewrite_below)
+        return s.rewrite and unsure(intent, s.rewrite_below, s.rewrite_kind_above)
 
-    def reread(
-        self, intent: Intent, backend: str | None = None, model: str | None = None
-    ) -> tuple[Intent, Step]:
-        """The survey question read again by the model (`rag.search.rewrite`), and the trace step
-        saying which reading the list is built from."""
-        why = f"the question reader read {'no topic' if not intent.topic else repr(intent.topic)}" + (
-            f" (sure to {intent.topic_confidence:.2f})" if intent.topic else ""
-        )
-        try:
-            r = rewrite(self.llm(backend, model), intent.question)
-        except LLMError as exc:
-            log.warning("survey rewrite: no model: %s", exc)
-            r = None
-        if r is None:
-            return intent, Step(
-                "survey", "kept the reader's reading", intent.topic, why + "; the model gave none"
-            )
-        new = rewritten(intent, r)
-        named = ", ".join(new.also)
-        return new, Step("survey", "rewritten", new.topic + (f" (also: {named})" if named else ""),
-                         why + "; the list is built from the model's reading")  # fmt: skip
+    def reread(self, intent: Intent, backend: str | None = None, model: str | None = None,
+               history: Sequence[Turn] = ()) -> tuple[Intent, Step]:  # fmt: skip
+        """The question read again by the model, and the trace step saying which reading the
+        answer is built from (`rag.search.rewrite.reread`)."""
+        return reread(intent, lambda: self.llm(backend, model), history)
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
         """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""

@@ -4,39 +4,53 @@ model writes the topic and its other names as JSON under a grammar (one short ge
 free text to parse), and the list is built from that reading. Status and area stay with the
 filter table (`rag.said`): they are a closed vocabulary the model need not guess.
 
-When: the reader asked for a list but read no topic, or its least sure word's p is below
-`survey.rewrite_below` (chosen on the dev survey sets)."""
+When: the question reads as a list but the reader read no topic in it (the wording rules gave one,
+or none), or its least sure word's p is below `survey.rewrite_below`; or the reader read it as no
+list with a p(list) of at least `survey.rewrite_kind_above` (an unusual list question: "MCMC: what's
+out there?"). The model's reading then stands in for the reader's: the question is parsed again
+with it (`rag.questions.parse`), so its filters are read as a list question's."""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from rag.questions import Intent
+from rag.types import Step
 
 log = logging.getLogger(__name__)
 
-# The reply: {"topic": "...", "aliases": ["...", ...]} and nothing else (at most three aliases).
+# The reply: {"list": true, "topic": "...", "aliases": ["...", ...]} and nothing else (at most
+# three aliases; no topic when it asks for no list).
 GRAMMAR = r"""
-root ::= "{\"topic\": " str ", \"aliases\": [" ( str ( ", " str )? ( ", " str )? )? "]}"
-str ::= "\"" [^"\\\n]+ "\""
+root ::= "{\"list\": " ( "true" | "false" ) ", \"topic\": " str ", \"aliases\": [" ( str ( ", " str )? ( ", " str )? )? "]}"
+str ::= "\"" [^"\\\n]* "\""
 """
 SYSTEM = (
-    "You read a question that asks for research papers and write the research topic it asks about as "
-    "JSON. topic: the topic in the question's own words, as a short noun phrase, without words about "
-    "papers, conferences, status or counting. aliases: the topic's other names only if you are sure "
-    "(an acronym's long form, a long form's acronym); else an empty list."
+    "You read a question about research papers and write, as JSON, whether it asks for the papers on a "
+    "research topic (list: true) or asks something else, such as a fact from one paper (list: false). "
+    "topic: the research topic in the question's own words, as a short noun phrase, without words about "
+    "papers, conferences, status or counting (empty when list is false). aliases: the topic's other names "
+    "only if you are sure (an acronym's long form, a long form's acronym); else an empty list."
 )
 # Worked examples on topics no gold set uses.
 EXAMPLES = (
-    ("GNNs: anything new this year?", {"topic": "GNNs", "aliases": ["graph neural networks"]}),
-    ("Graph transformer papers at ICLR 2025?", {"topic": "graph transformers", "aliases": []}),
+    ("GNNs: anything new this year?", {"list": True, "topic": "GNNs", "aliases": ["graph neural networks"]}),
+    ("Graph transformer papers at ICLR 2025?", {"list": True, "topic": "graph transformers", "aliases": []}),
     (
         "Show me the orals where people align LLMs with human feedback, e.g. RLHF or DPO.",
-        {"topic": "aligning LLMs with human feedback", "aliases": ["RLHF", "DPO"]},
+        {"list": True, "topic": "aligning LLMs with human feedback", "aliases": ["RLHF", "DPO"]},
     ),
-    ("What's been submitted on weather forecasting?", {"topic": "weather forecasting", "aliases": []}),
+    (
+        "How many hours of audio does the BirdSet training set contain?",
+        {"list": False, "topic": "", "aliases": []},
+    ),
+    (
+        "Sparse autoencoders for interpretability, i.e. dictionary learning on activations: what's there?",
+        {"list": True, "topic": "sparse autoencoders for interpretability", "aliases": []},
+    ),
 )
 MAX_TOKENS = 60
 
@@ -47,11 +61,16 @@ class Rewrite:
 
     topic: str
     aliases: tuple[str, ...] = ()
+    listing: bool = True  # it asks for the papers on the topic
 
 
-def unsure(intent: Intent, below: float) -> bool:
-    """Should the model read this survey question again?"""
-    return intent.asks_for_papers and (not intent.topic or intent.topic_confidence < below)
+def unsure(intent: Intent, below: float, kind_above: float = 1.0) -> bool:
+    """Should the model read this question again? A list question whose topic the reader did not
+    read or was unsure of; a question it read as no list with p(list) in [`kind_above`, 0.5)."""
+    if intent.asks_for_papers:
+        return not intent.topic or intent.topic_confidence < below
+    p = intent.listing_p
+    return p is not None and kind_above <= p < 0.5 and intent.kind.value in ("one_paper", "which_paper")
 
 
 def messages(question: str) -> list[dict[str, str]]:
@@ -67,7 +86,10 @@ def parse_reply(reply: str, question: str) -> Rewrite | None:
         data = json.loads(reply)
     except json.JSONDecodeError:
         return None
+    listing = bool(data.get("list", True))
     topic = str(data.get("topic", "")).strip(" .?!:;,")
+    if not listing:
+        return Rewrite("", (), listing=False)
     if not topic or len(topic) > max(80, len(question)):
         return None
     aliases = tuple(
@@ -75,7 +97,7 @@ def parse_reply(reply: str, question: str) -> Rewrite | None:
             a.strip() for a in data.get("aliases", []) if a.strip() and a.strip().lower() != topic.lower()
         )
     )
-    return Rewrite(topic, aliases)
+    return Rewrite(topic, aliases, listing=True)
 
 
 def rewrite(llm, question: str) -> Rewrite | None:
@@ -90,7 +112,50 @@ def rewrite(llm, question: str) -> Rewrite | None:
     return parse_reply(reply, question)
 
 
-def rewritten(intent: Intent, r: Rewrite) -> Intent:
-    """`intent` with the model's topic and other names (the question's own alternatives kept)."""
+class _Read:
+    """A question reader that gives the model's reading (parse reads the question with it)."""
+
+    def __init__(self, reading):
+        self.reading = reading
+
+    def read(self, question: str):
+        return self.reading
+
+
+def rewritten(intent: Intent, r: Rewrite, history=()) -> Intent:
+    """The question parsed again with the model's reading in the reader's place (its topic and
+    other names; the question's own alternatives kept), as a list question."""
+    from rag.judge.reader import Reading
+    from rag.questions import parse
+
     also = tuple(dict.fromkeys(a for a in (*r.aliases, *intent.also) if a.lower() != r.topic.lower()))
-    return replace(intent, topic=r.topic, also=also)
+    confidence = intent.topic_confidence if intent.asks_for_papers else 0.0
+    new = parse(intent.question, history, reader=_Read(Reading(1.0, r.topic, also, confidence)))
+    return replace(new, topic_confidence=confidence, listing_p=intent.listing_p)
+
+
+def reread(intent: Intent, llm: Callable[[], object], history=()) -> tuple[Intent, Step]:
+    """The question read again by the model (`llm()` gives it, loaded only now), and the trace step
+    saying which reading the answer is built from."""
+    from rag.llm import LLMError
+
+    if not intent.asks_for_papers:
+        why = f"the question reader read no list (p {intent.listing_p or 0:.2f})"
+    elif intent.topic_confidence <= 0 or not intent.topic:
+        why = "the question reader read no topic"
+    else:
+        why = f"the question reader read {intent.topic!r} (sure to {intent.topic_confidence:.2f})"
+    try:
+        r = rewrite(llm(), intent.question)
+    except LLMError as exc:
+        log.warning("survey rewrite: no model: %s", exc)
+        r = None
+    if r is None or not r.listing:
+        said = "no list" if r is not None else "nothing usable"
+        return intent, Step(
+            "survey", "kept the reader's reading", intent.topic, f"{why}; the model read {said}"
+        )
+    new = rewritten(intent, r, history)
+    named = ", ".join(new.also)
+    return new, Step("survey", "rewritten", new.topic + (f" (also: {named})" if named else ""),
+                     why + "; the list is built from the model's reading")  # fmt: skip
