@@ -103,3 +103,11 @@ def test_only_an_unsure_list_question_is_read_again():
     terse = replace(parse("MCMC: what's out there among the orals?"), listing_p=0.2)
     again = rewritten(terse, Rewrite("MCMC", ("Markov chain Monte Carlo",)))
     assert again.asks_for_papers and again.topic == "MCMC" and again.filters.get("status")
+
+
+def test_a_reading_whose_topic_is_only_the_filter_is_not_used():
+    from rag.search.rewrite import _only_filter_words
+
+    asked = parse("In the physical-sciences applications area, which papers generate new molecules?")
+    assert _only_filter_words(replace(asked, topic="physical-sciences applications area"))
+    assert not _only_filter_words(replace(asked, topic="molecule generation"))

@@ -32,7 +32,7 @@ SYSTEM = (
     "You read a question about research papers and write, as JSON, whether it asks for the papers on a "
     "research topic (list: true) or asks something else, such as a fact from one paper (list: false). "
     "topic: the research topic in the question's own words, as a short noun phrase, without words about "
-    "papers, conferences, status or counting (empty when list is false). aliases: the topic's other names "
+    "papers, conferences, status, area or track, or counting (empty when list is false). aliases: the topic's other names "
     "only if you are sure (an acronym's long form, a long form's acronym); else an empty list."
 )
 # Worked examples on topics no gold set uses.
@@ -42,6 +42,10 @@ EXAMPLES = (
     (
         "Show me the orals where people align LLMs with human feedback, e.g. RLHF or DPO.",
         {"list": True, "topic": "aligning LLMs with human feedback", "aliases": ["RLHF", "DPO"]},
+    ),
+    (
+        "In the reinforcement learning area, which papers do world models for planning?",
+        {"list": True, "topic": "world models for planning", "aliases": []},
     ),
     (
         "How many hours of audio does the BirdSet training set contain?",
@@ -156,6 +160,21 @@ def reread(intent: Intent, llm: Callable[[], object], history=()) -> tuple[Inten
             "survey", "kept the reader's reading", intent.topic, f"{why}; the model read {said}"
         )
     new = rewritten(intent, r, history)
+    if _only_filter_words(new):
+        return intent, Step("survey", "kept the reader's reading", intent.topic,
+                            f"{why}; the model read the filter as the topic ({new.topic!r})")  # fmt: skip
     named = ", ".join(new.also)
     return new, Step("survey", "rewritten", new.topic + (f" (also: {named})" if named else ""),
                      why + "; the list is built from the model's reading")  # fmt: skip
+
+
+def _only_filter_words(intent: Intent) -> bool:
+    """Does the topic say nothing but the question's status or area ("physical-sciences
+    applications area")?"""
+    from rag import text as tx
+
+    said = (
+        " ".join(v for values in intent.filters.values() for v in values) + " area track papers submissions"
+    )
+    words = tx.content_words(intent.topic)
+    return not words or words <= tx.content_words(said)
