@@ -83,7 +83,9 @@ def test_the_model_reading_is_json_under_a_grammar():
         json.dumps({"topic": "PINNs", "aliases": ["physics-informed neural networks", "PINNs"]}), "q?"
     )
     assert good == Rewrite("PINNs", ("physics-informed neural networks",))
-    assert parse_reply(json.dumps({"list": False, "topic": "", "aliases": []}), "q?") == Rewrite("", (), False)
+    assert parse_reply(json.dumps({"list": False, "topic": "", "aliases": []}), "q?") == Rewrite(
+        "", (), False
+    )
     assert parse_reply("not json", "q?") is None
     assert parse_reply(json.dumps({"topic": " ", "aliases": []}), "q?") is None
 
@@ -96,7 +98,9 @@ def test_only_an_unsure_list_question_is_read_again():
     fact = parse("How many time points are in Time-300B?")
     assert not unsure(fact, 0.4)  # no reader: nothing to be unsure of
     # Read as no list, but not surely: the model says whether it asks for a list.
-    assert unsure(replace(fact, listing_p=0.3), 0.4, 0.1) and not unsure(replace(fact, listing_p=0.05), 0.4, 0.1)
+    assert unsure(replace(fact, listing_p=0.3), 0.4, 0.1) and not unsure(
+        replace(fact, listing_p=0.05), 0.4, 0.1
+    )
     new = rewritten(replace(listing, also=("graph networks",)), Rewrite("GNNs", ("graph neural networks",)))
     assert new.topic == "GNNs" and new.also == ("graph neural networks", "graph networks")
     # Parsed again as a list question with the model's reading: its status words become filters.
@@ -111,3 +115,33 @@ def test_a_reading_whose_topic_is_only_the_filter_is_not_used():
     asked = parse("In the physical-sciences applications area, which papers generate new molecules?")
     assert _only_filter_words(replace(asked, topic="physical-sciences applications area"))
     assert not _only_filter_words(replace(asked, topic="molecule generation"))
+
+
+class _Model:
+    """A model that replies what it is given (the logic around the reply, not the model, is tested)."""
+
+    def __init__(self, reply: str):
+        self.reply = reply
+
+    def complete(self, messages, **kwargs) -> str:
+        assert kwargs.get("grammar") == GRAMMAR
+        return self.reply
+
+
+def test_reading_again_keeps_the_filters_and_refuses_a_filter_read_as_the_topic():
+    from rag.search.rewrite import reread
+
+    asked = replace(
+        parse(
+            "Within probabilistic methods, which submissions separate aleatoric and epistemic uncertainty?"
+        ),
+        topic_confidence=0.0,
+    )
+    reply = lambda topic: json.dumps({"list": True, "topic": topic, "aliases": []})  # noqa: E731
+    kept, step = reread(asked, lambda: _Model(reply("probabilistic methods")))
+    assert kept is asked and step.decision == "kept the reader's reading" and "filter" in step.reason
+    new, step = reread(asked, lambda: _Model(reply("aleatoric and epistemic uncertainty")))
+    assert step.decision == "rewritten" and new.topic == "aleatoric and epistemic uncertainty"
+    assert new.filters == asked.filters  # the area the reader's parse read stays
+    same, step = reread(asked, lambda: _Model(json.dumps({"list": False, "topic": "", "aliases": []})))
+    assert same is asked and "no list" in step.reason

@@ -160,6 +160,8 @@ def reread(intent: Intent, llm: Callable[[], object], history=()) -> tuple[Inten
             "survey", "kept the reader's reading", intent.topic, f"{why}; the model read {said}"
         )
     new = rewritten(intent, r, history)
+    # A filter the reader's parse read stays, should the model's topic have swallowed its words.
+    new = replace(new, filters={**intent.filters, **new.filters})
     if _only_filter_words(new):
         return intent, Step("survey", "kept the reader's reading", intent.topic,
                             f"{why}; the model read the filter as the topic ({new.topic!r})")  # fmt: skip
