@@ -62,15 +62,17 @@ def main() -> None:
     list_times(pipeline, items[0]["question"])  # loads the reader, the judge and the model
     firsts, lasts, reread = [], [], 0
     for item in items:
-        first, last, again = list_times(pipeline, item["question"])
+        first, last, _ = list_times(pipeline, item["question"])
         firsts.append(first)
         lasts.append(last)
-        reread += again
+        reread += pipeline.unsure(pipeline.parse(item["question"]))
     f, w = percentiles(firsts), percentiles(lasts)
     print(
         f"{cpu_model()}: {len(items)} survey questions of {args.gold.name}, {reread} read again by the model"
     )
-    print(f"  first list: p50 {f['p50']:.2f} s, p95 {f['p95']:.2f} s")
+    print(
+        f"  first list: p50 {f['p50']:.2f} s, p95 {f['p95']:.2f} s ({sum(x is not None for x in firsts)} lists)"
+    )
     print(f"  whole list: p50 {w['p50']:.2f} s, p95 {w['p95']:.2f} s")
     seconds, chunks, found = alias_cost(pipeline.store)
     print(f"  alias table: {found} definitions from {chunks} chunks in {seconds:.1f} s")

@@ -219,9 +219,12 @@ class SurveySettings(BaseModel):
         "passing mentions on the dev half it was not trained on).",
     )
     candidates: int = Field(
-        300,
+        150,
         ge=1,
-        description="With `judge`: papers read at most per list (those holding the topic's words first).",
+        description="With `judge`: papers the topic's names found that the judge reads at most per list (those "
+        "holding the topic's own names first; dense search's offers come on top). A cost cap: on the dev survey "
+        "lists, reading 150 instead of 300 changed no list's recall or precision by more than 0.002, and the "
+        "whole list's p95 fell from 5.1 s to 4.6 s (Intel Xeon).",
     )
     dense: int = Field(
         60,
