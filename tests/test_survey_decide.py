@@ -145,3 +145,12 @@ def test_reading_again_keeps_the_filters_and_refuses_a_filter_read_as_the_topic(
     assert new.filters == asked.filters  # the area the reader's parse read stays
     same, step = reread(asked, lambda: _Model(json.dumps({"list": False, "topic": "", "aliases": []})))
     assert same is asked and "no list" in step.reason
+
+
+def test_papers_described_by_two_predicates_are_not_read_again():
+    # The reader is sure it names no topic ("Which papers do X or Y?"): each predicate is searched.
+    described = replace(
+        parse("Which papers optimize formal proofs or synthesize camera views?"), listing_p=0.06
+    )
+    assert described.asks_for_papers and described.alternatives
+    assert not unsure(described, 0.4, 0.1)

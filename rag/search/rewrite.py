@@ -72,6 +72,10 @@ def unsure(intent: Intent, below: float, kind_above: float = 1.0) -> bool:
     """Should the model read this question again? A list question whose topic the reader did not
     read or was unsure of; a question it read as no list with p(list) in [`kind_above`, 0.5)."""
     if intent.asks_for_papers:
+        if intent.listing_p is not None and intent.listing_p < kind_above:
+            return (
+                False  # the reader is sure it names no topic: papers described ("do X or Y"), each searched
+            )
         return not intent.topic or intent.topic_confidence < below
     p = intent.listing_p
     return p is not None and kind_above <= p < 0.5 and intent.kind.value in ("one_paper", "which_paper")

@@ -12,6 +12,11 @@ How a topic becomes phrases, each step measured on the survey dev split:
   models" is "protein language".
 - A phrase that finds fewer than `RELAX_BELOW` papers loses its last word ("Koopman operator
   theory" -> "Koopman operator"), as long as a rare word stays.
+- The names the indexed papers define for the topic (`forms.alias_forms`): an acronym's long
+  forms, a long form's acronyms.
+
+With a judge and the shipped decision (`decide.Decider`), every candidate is read by the
+membership judge and listed by one learned decision over all its signals (`Survey.signals`).
 """
 
 from __future__ import annotations
@@ -186,11 +191,12 @@ class Survey:
         return out
 
     def listing(self, intent: Intent, filters: flt.Filters | None = None) -> SurveyList:
-        """Every paper fitting `intent` within `filters` and the filters the question states,
-        ranked: papers whose title holds the topic first, then the judge's p (with a judge) or
-        how many of their chunks hold it. With a judge, dense search adds candidates, and each
-        candidate is kept only when the judge reads it as about the topic (`keep_words` for papers
-        holding the topic's own words, `keep` for those an alternative name or dense search found)."""
+        """Every paper fitting `intent` within `filters` (as said, unresolved) and the filters the
+        question states. With a judge and a decision: by the decision (`_decided`), best p first.
+        With a judge alone (the rules before it): papers whose title holds the topic first, then
+        the judge's p; a candidate is kept when the judge reads it as about the topic (`keep_words`
+        for papers holding the topic's own words, `keep` for those an alternative name or dense
+        search found). Without a judge: every candidate, by how many of its chunks hold the topic."""
         if not intent.topic:
             return SurveyList([], [], [])
         stored = self.store.resolve(flt.combine(filters, intent.filters))
