@@ -19,21 +19,20 @@ from rag.index.embedding.choice import cpu_model
 GOLD = Path(__file__).resolve().parents[1] / "eval" / "gold" / "conference" / "survey-dev-b.jsonl"
 
 
-def list_times(pipeline, question: str) -> tuple[float | None, float | None, bool]:
-    """(seconds to the first list, seconds to the last list, whether the model read it again)."""
+def list_times(pipeline, question: str) -> tuple[float | None, float | None]:
+    """(seconds to the first list, seconds to the last list)."""
     from rag.answer.events import PreviewEvent, SurveyEvent, TokenEvent
 
     started = time.perf_counter()
     first = last = None
-    lists = 0
     for event in pipeline.stream(question):
         now = time.perf_counter() - started
         if isinstance(event, SurveyEvent):
             first = first if first is not None else now
-            last, lists = now, lists + 1
+            last = now
         if isinstance(event, (PreviewEvent, TokenEvent)):
             break  # the list is done; what follows is the model's synthesis
-    return first, last, lists > 1
+    return first, last
 
 
 def alias_cost(store) -> tuple[float, int, int]:
@@ -62,7 +61,7 @@ def main() -> None:
     list_times(pipeline, items[0]["question"])  # loads the reader, the judge and the model
     firsts, lasts, reread = [], [], 0
     for item in items:
-        first, last, _ = list_times(pipeline, item["question"])
+        first, last = list_times(pipeline, item["question"])
         firsts.append(first)
         lasts.append(last)
         reread += pipeline.unsure(pipeline.parse(item["question"]))

@@ -12,11 +12,12 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rag import text as tx
-from rag.index.aliases import singular
+from rag.index.aliases import is_short_form, singular
+from rag.logistic import Logistic
 from rag.types import Paper
 
 WEIGHTS = Path(__file__).resolve().parent.parent / "judge" / "weights" / "survey-decider.json"
@@ -118,11 +119,12 @@ class Decider:
     intercept: float
     threshold: float
 
+    @cached_property
+    def _model(self) -> Logistic:
+        return Logistic(self.names, self.mean, self.scale, self.coef, self.intercept)
+
     def p(self, x: dict[str, float]) -> float:
-        z = self.intercept + sum(
-            c * (x[n] - m) / (s or 1.0) for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
-        )
-        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+        return self._model.p(x)
 
     def keeps(self, x: dict[str, float]) -> bool:
         return self.p(x) >= self.threshold
@@ -152,8 +154,6 @@ def shipped_decider(path: Path = WEIGHTS) -> Decider | None:
 def names_of(topic_phrases: Sequence[str], long_forms: Sequence[str], also: Sequence[str],
              acronyms: Sequence[str]) -> Names:  # fmt: skip
     """The `Names` of a topic: a phrase that is one acronym ("NAS") is counted as a name, exactly."""
-    from rag.index.aliases import is_short_form
-
     single = [p for p in topic_phrases if len(p.split()) == 1 and is_short_form(p)]
     words = [p for p in [*topic_phrases, *long_forms] if p not in single]
     stems = lambda xs: [s for s in (tx.keyword_terms(x) for x in xs) if s]  # noqa: E731
