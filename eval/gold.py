@@ -64,9 +64,29 @@ def _fact_variants(value: object, where: str) -> list[str]:
     return variants
 
 
+# Sets written by others (../shared/data/outside/) name a few fields and types their own way.
+_OUTSIDE_KEYS = {"answer_any": "facts", "paper_ids": "papers"}
+_OUTSIDE_TYPES = {"which_paper": "whichpaper", "two-part": "twopart", "follow-up": "followup"}
+
+
+def normalized(row: dict) -> dict:
+    """A row in the project's schema: the outside sets' keys and type names read as ours, an
+    unanswerable item's missing facts and papers empty, its `near` paper its `about`."""
+    out = {_OUTSIDE_KEYS.get(k, k): v for k, v in row.items()}
+    out["type"] = _OUTSIDE_TYPES.get(out.get("type"), out.get("type"))
+    if out.get("type") == "unanswerable":
+        out.setdefault("facts", [])
+        out.setdefault("papers", [])
+        near = out.pop("near", None)
+        if near and not out.get("about"):
+            out["about"] = near[0] if isinstance(near, list) else near
+    return out
+
+
 def parse_item(row: object, where: str, known_papers: set[str] | None = None) -> GoldItem:
     if not isinstance(row, dict):
         raise GoldError(f"{where}: expected a JSON object")
+    row = normalized(row)
     missing = [k for k in REQUIRED if k not in row]
     if missing:
         raise GoldError(f"{where}: missing field(s) {', '.join(missing)}")
