@@ -78,18 +78,27 @@ def test_a_draft_that_answers_is_shown_as_checked(indexed, embedder, monkeypatch
     assert answer.selected["decision"]["outcome"] == "draft"
 
 
-def test_a_draft_that_declines_gives_way_to_the_quote_of_the_papers_answering_sentence(
-    indexed, embedder, monkeypatch
-):
+def test_a_draft_that_declines_is_a_refusal_naming_what_the_sources_do_state(indexed, embedder, monkeypatch):
+    # The paper's sentence answers with p 0.9, yet the model said the sources do not state it: the
+    # answer is shown as the refusal it is, and the sentence the sources do hold is named.
     answer = _pipeline(indexed, embedder, monkeypatch, "The papers do not state it.").ask(ENTROPY)
-    assert not answer.abstained
-    assert f"“{ANSWERS}”." == strip_markers(answer.text).strip()
-    assert [c.paper_id for c in answer.citations] == ["p-entropy"]
-    assert answer.selected["decision"]["outcome"] == "quote"
+    assert answer.abstained and answer.abstain_code == "draft_declined"
+    assert ANSWERS in answer.abstain_reason and "Knowledge Entropy Decay" in answer.abstain_reason
+    assert answer.selected["decision"]["outcome"] == "refuse"
+    assert "the model said the sources do not answer" in answer.selected["decision"]["why"][0]
+
+
+def test_a_draft_that_answers_then_says_it_is_not_stated_is_a_refusal(indexed, embedder, monkeypatch):
+    draft = ("Knowledge entropy declines steadily while pretraining advances [1]. The exact datasets "
+             "used are not explicitly stated in the given sources.")  # fmt: skip
+    answer = _pipeline(indexed, embedder, monkeypatch, draft).ask(ENTROPY)
+    assert answer.abstained and answer.abstain_code == "draft_declined"
+    (step,) = [t for t in answer.trace if t.stage == "select"]
+    assert step.decision == "refused"
 
 
 def test_no_answering_sentence_anywhere_is_a_refusal_naming_the_nearest(indexed, embedder, monkeypatch):
-    pipeline = _pipeline(indexed, embedder, monkeypatch, "The papers do not state it.")
+    pipeline = _pipeline(indexed, embedder, monkeypatch, "Knowledge entropy is a quantity of models [1].")
     monkeypatch.setattr(pipeline, "answering", lambda q: lambda texts: np.full(len(texts), 0.05))
     answer = pipeline.ask(ENTROPY)
     assert answer.abstained and answer.abstain_code == "selected_refusal"
@@ -135,3 +144,17 @@ def test_with_whole_sentences_off_the_same_draft_is_cut_into_clauses(indexed, em
     cut, _ = make_pipeline(indexed, embedder, [draft], **strict)
     shown = [strip_markers(s.text).strip() for s in cut.ask(ENTROPY).sentences]
     assert shown and not set(shown) <= drafted  # a clause of the sentence, shown alone
+
+
+def test_a_decline_is_read_in_any_sentence_but_only_when_it_speaks_of_the_sources():
+    from rag.answer.trust.rules import declines
+
+    assert declines("The papers do not state it.")
+    assert declines("It uses four LLMs [1]. Which ones is not explicitly stated in the given sources.")
+    assert declines("They train on ImageNet [1]. The abstract does not mention the number of GPUs.")
+    assert declines("The models are not named in the provided abstracts [2].")
+    # Negations about the method, not about the sources: answers.
+    assert not declines("The method does not require labels and does not include a reward model [1].")
+    assert not declines("SaRA recycles the parameters with the smallest absolute values [1].")
+    assert not declines("The results were not reported to degrade with depth in earlier work [1].")
+    assert declines("The exact LLMs are not explicitly stated.")

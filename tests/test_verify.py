@@ -501,3 +501,24 @@ def test_with_the_verdict_on_the_model_judges_negation_instead_of_the_word_check
     )
     assert "polarity" in [c.name for c in words_only.checks]
     assert "polarity" not in [c.name for c in with_model.checks]
+
+
+def test_the_questions_own_numbers_names_and_words_are_never_held_against_the_source():
+    from rag.answer.trust.checks import check_coverage, check_names, check_numbers
+
+    question = "Which two gradient methods match the complexity without knowing L0 and L1?"
+    claim = ("The two gradient methods that get almost the same complexity guarantees without "
+             "knowing L0 and L1 are the Polyak stepsizes method and the normalized gradient method.")  # fmt: skip
+    source = ("We show that gradient descent with Polyak stepsizes and normalized gradient descent "
+              "achieve nearly the same complexity without any knowledge of the smoothness constants.")  # fmt: skip
+    # Read alone, "two" is the number 2 and L0, L1 are names the source does not hold.
+    assert not check_numbers(claim, source).passed
+    assert not check_names(claim, source).passed
+    # The question said them: the user's words, not the answer's claims.
+    assert check_numbers(claim, source, question).passed
+    assert check_names(claim, source, question=question).passed
+    assert check_coverage(content_words(claim), source, 0.5, content_words(question)).passed
+    # A number the question does not say is still checked.
+    assert not check_numbers(
+        "The three methods are Polyak stepsizes and normalized GD.", source, question
+    ).passed

@@ -15,8 +15,9 @@ from typing import Any
 from rag.answer.answered import Quote, add_quotes
 from rag.answer.citations import render_text, strip_markers
 from rag.answer.select import signals as sg
-from rag.answer.select.selector import Decision, Outcome, Selector
+from rag.answer.select.selector import SAID, Decision, Outcome, Selector
 from rag.answer.trust import Refusal
+from rag.answer.trust.rules import declines
 
 # rag.answer.stages' Work and Context (that module imports this one: no import back).
 Work = Context = Any
@@ -98,10 +99,16 @@ class Select:
         work.selected["seconds"] = time.perf_counter() - started  # the signals and the decision
         if decision.outcome is Outcome.DRAFT and not shown:  # nothing of the draft passed its checks
             decision.outcome = Outcome.QUOTE if best.sentence is not None else Outcome.REFUSE
+        declined = declines(work.draft)
+        if declined:  # the model itself said the sources lack it: shown as what it is, a refusal
+            decision.outcome = Outcome.REFUSE
+            decision.why = [SAID["declined"], *decision.why]
         work.selected["decision"] = decision.to_json()
-        self.carry_out(work, ctx, decision, best)
+        self.carry_out(work, ctx, decision, best, declined)
 
-    def carry_out(self, work: Work, ctx: Context, decision: Decision, best: sg.Best) -> None:
+    def carry_out(
+        self, work: Work, ctx: Context, decision: Decision, best: sg.Best, declined: bool = False
+    ) -> None:
         why = "; ".join(decision.why)
         probs = (f"p(the sources answer) {decision.p_answers:.2f} (threshold {decision.threshold:.2f}), "
                  f"p(draft answers) {decision.p_draft:.2f}, p(quote answers) {decision.p_quote:.2f}")  # fmt: skip
@@ -124,7 +131,7 @@ class Select:
             if best.sentence is not None and best.ev is not None
             else ""
         )
-        work.refusal = Refusal("selected_refusal", named)
+        work.refusal = Refusal("draft_declined" if declined else "selected_refusal", named)
         work.note(self.name, "refused", "", f"{probs}: {why}")
 
 

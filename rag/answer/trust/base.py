@@ -121,6 +121,7 @@ class Refusal:
 REASONS: dict[str, str] = {
     "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
     "selected_refusal": "no sentence of the sources is likely enough to answer the question.",
+    "draft_declined": "the model wrote that the sources do not state what was asked.",
 }
 
 

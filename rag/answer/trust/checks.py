@@ -48,10 +48,18 @@ def _derived(number: str, stated: set[str]) -> bool:
     return False
 
 
-def check_numbers(claim: str, passage: str) -> Check:
+def said_numbers(text: str) -> set[str]:
+    """Every number a text says, in digits or in words ("which two methods" says 2)."""
+    return tx.numbers(text) | {n for n, _, _ in tx.quantities(text)}
+
+
+def check_numbers(claim: str, passage: str, question: str = "") -> Check:
+    """The claim's numbers are in the passage; a number the question itself says ("the two
+    methods") is the user's, not the answer's claim, and is never held against the source."""
     stated = tx.numbers(passage)
     # Counted things in words ("five enhancements") are claims too; "one", "half" are not.
     claimed = tx.numbers(claim, words=False) | {n for n, _, _ in tx.quantities(claim)}
+    claimed -= said_numbers(question)
     operands = claimed & stated  # only numbers the claim itself states may be combined
     written_out = tx.scaled(claim)  # "349K" is stated as "349,000" too
     missing = sorted(
@@ -77,13 +85,16 @@ def check_quantities(claim: str, passage: str) -> Check:
     return Check("quantities", True)
 
 
-def check_names(claim: str, passage: str, subject: Sequence[str] = (), paper: str = "") -> Check:
-    """The claim's names are in the passage; the `subject` names a heading above the claim gives
-    ("The two steps of LoLCATs are:") are in the `paper` (title and abstract)."""
+def check_names(
+    claim: str, passage: str, subject: Sequence[str] = (), paper: str = "", question: str = ""
+) -> Check:
+    """The claim's names are in the passage (or in the question: the user's words are no claim);
+    the `subject` names a heading above the claim gives ("The two steps of LoLCATs are:") are in
+    the `paper` (title and abstract)."""
     # "RRM-aligned", "MoE-based": the name is what comes before a lower-case suffix.
     wanted = {re.sub(r"(?<=[A-Za-z0-9])-[a-z]+$", "", n) if tx.is_name(re.sub(r"-[a-z]+$", "", n)) else n
               for n in tx.names(claim)}  # fmt: skip
-    missing = sorted(n for n in wanted if not tx.name_in(n, passage))
+    missing = sorted(n for n in wanted if not tx.name_in(n, passage) and not tx.name_in(n, question))
     if missing:
         return Check("names", False, f"{_listed('name', missing)} not in the source")
     lacking = [n for n in subject if not tx.name_in(n, paper)]
@@ -176,7 +187,7 @@ class Checked:
 
 class Numbers(ClaimCheck, name="numbers"):
     def check(self, claim: Claim, source: Source) -> Check:
-        return check_numbers(claim.text, source.passage)
+        return check_numbers(claim.text, source.passage, claim.question)
 
 
 class Quantities(ClaimCheck, name="quantities"):
@@ -186,7 +197,7 @@ class Quantities(ClaimCheck, name="quantities"):
 
 class Names(ClaimCheck, name="names"):
     def check(self, claim: Claim, source: Source) -> Check:
-        return check_names(claim.text, source.passage, claim.subject, source.paper)
+        return check_names(claim.text, source.passage, claim.subject, source.paper, claim.question)
 
 
 class Polarity(ClaimCheck, name="polarity"):
@@ -203,7 +214,10 @@ class Direction(ClaimCheck, name="direction"):
 
 class Coverage(ClaimCheck, name="coverage"):
     def check(self, claim: Claim, source: Source) -> Check:
-        return check_coverage(set(claim.words), source.passage, self.settings.min_coverage, claim.given)
+        # The question's own words are the user's: an answer may repeat them ("The two gradient
+        # methods that ... are X and Y") without the source holding them.
+        given = claim.given | tx.content_words(claim.question)
+        return check_coverage(set(claim.words), source.passage, self.settings.min_coverage, given)
 
 
 class Topic(ClaimCheck, name="topic"):

@@ -33,6 +33,29 @@ _DECLINE = re.compile(
 )
 
 
+# A sentence anywhere in a draft that says the sources lack what was asked: the sources named as
+# the subject or the place ("... are not explicitly stated in the given sources", "The abstract does
+# not mention ..."), or a passive "not stated" that ends the sentence ("Which ones is not stated.").
+# "The method does not include a reward model" says something of the method, and is no decline.
+_SOURCES = r"(the )?(given |provided |above |indexed |cited )?(sources?|abstracts?|papers?|texts?|passages?)"
+_LACK = r"(stated|mentioned|specified|provided|given|reported|named|listed|described|detailed|disclosed)"
+_SAYS_SOURCES_LACK = re.compile(
+    rf"\bnot (explicitly |directly |specifically |clearly )?{_LACK}( \w+)? (in|by) {_SOURCES}\b|"
+    rf"\b{_SOURCES} (do|does|did) not (explicitly |directly |specifically |clearly )?(state|mention|specify|"
+    rf"provide|give|report|say|name|list|include|detail|disclose|contain)\b|"
+    rf"\b(is|are|was|were) not (explicitly |directly |specifically |clearly )?{_LACK}( here)?\W*$",
+    re.I,
+)
+
+
+def declines(text: str) -> bool:
+    """The model declined somewhere in its draft: its opening refuses, or any sentence says the
+    sources do not state what was asked (a draft that answers and then says so is no answer)."""
+    if _REFUSAL_START.search(text.strip()):
+        return True
+    return any(_SAYS_SOURCES_LACK.search(strip_markers(s).strip()) for s in tx.sentences(text.strip()))
+
+
 def is_refusal(text: str) -> bool:
     """The model declined: a refusal opening, or a "not stated" phrase in its first sentence."""
     text = text.strip()
