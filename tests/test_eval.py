@@ -417,3 +417,20 @@ def test_each_miss_gets_the_first_cause_that_holds():
     )
     assert classify(result(answer="X uses a policy method."), item).cause == "non_answer_shown"
     assert classify(result(answer="X uses GRPO."), item).cause == "wrong_paper_cited"
+
+
+def test_a_set_written_by_others_is_read_in_its_own_keys_and_type_names(tmp_path):
+    path = tmp_path / "outside.jsonl"
+    rows = [
+        {"id": "o1", "type": "which_paper", "question": "Which method erases concepts with gates?",
+         "answer_any": [["Concept Pinpoint Eraser", "CPE"]], "paper_ids": ["ZRDhBwKs7l"]},
+        {"id": "o2", "type": "unanswerable", "near_miss": True, "question": "How many GPUs trained it?"},
+        {"id": "o3", "type": "unanswerable", "question": "Which LLMs?", "facts": [], "papers": [],
+         "near": ["a1P5kh2oo8"]},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    which, near, named = load_gold([path])
+    assert which.type == "whichpaper" and which.papers == ["ZRDhBwKs7l"]
+    assert which.facts == [["Concept Pinpoint Eraser", "CPE"]]
+    assert not near.answerable and near.near_miss and near.facts == [] and near.papers == []
+    assert not named.answerable
