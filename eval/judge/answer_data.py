@@ -29,6 +29,7 @@ import argparse
 import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +39,11 @@ from rag import text as tx
 from rag.judge.answer import shown
 
 QUESTIONS = DATA / "answer-questions.jsonl"
+# Questions written later under five briefs (terse, conversational, acronym-led, described by what
+# the paper does, follow-ups), one writer each, near-misses of the kinds users ask (the names behind
+# a counted category, a number only described, a detail the sentence on the topic lacks, a setting
+# never mentioned), each with its written answering sentence inline (`answer_sentence`).
+USERS = DATA / "answer-questions-users.jsonl"
 WRITTEN = DATA / "answer-written.jsonl"  # near-miss question id -> a sentence written to answer it
 PAIRS = DATA / "answer-pairs.jsonl"
 # Gold files trained on: the dev halves (conference dev-a/dev-b, seeds dev) measure the judge and
@@ -65,9 +71,9 @@ def from_questions(rows: list[dict]) -> Iterator[dict]:
 
 def from_written(rows: list[dict]) -> Iterator[dict]:
     """Each near-miss question beside the sentence written to answer it."""
-    written = {}
+    written = {r["id"]: r["answer_sentence"] for r in rows if r.get("answer_sentence")}
     if WRITTEN.exists():
-        written = {w["id"]: w["answer_sentence"] for w in map(json.loads, WRITTEN.read_text().splitlines())}
+        written |= {w["id"]: w["answer_sentence"] for w in map(json.loads, WRITTEN.read_text().splitlines())}
     for r in rows:
         if r["id"] in written and not r["answers"]:
             yield {"question": r["question"], "paper": r["paper_id"], "text": written[r["id"]], "label": 1,
@@ -113,8 +119,15 @@ def other_papers(questions: list[tuple[str, str]], embedder) -> Iterator[dict]:
                        "kind": "other paper"}  # fmt: skip
 
 
-def build(embedder) -> list[dict]:
-    written = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+def written_questions(users: bool = False) -> list[dict]:
+    """The written questions; with `users`, also those written under the user briefs (not in the
+    shipped judge: the judge trained with them did no better on others' writing, docs/evaluation.md)."""
+    files = [f for f in (QUESTIONS, *([USERS] if users else [])) if f.exists()]
+    return [json.loads(line) for f in files for line in f.read_text().splitlines() if line.strip()]
+
+
+def build(embedder, users: bool = False) -> list[dict]:
+    written = written_questions(users)
     rows = list(from_questions(written)) + list(from_written(written)) + list(from_gold())
     asked = sorted({(r["question"], r["paper"]) for r in rows if r["label"] == 1})
     rows += list(other_papers(asked, embedder))
@@ -130,16 +143,22 @@ def materialize(row: dict) -> tuple[str, str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument(
+        "--users", action="store_true", help="also the questions written under the user briefs (USERS)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=PAIRS, help="where the pairs go (default: the shipped judge's)"
+    )
+    args = parser.parse_args()
     from rag.index.embedding import embedder_from_settings
     from rag.settings import Settings
 
-    rows = build(embedder_from_settings(Settings()))
-    PAIRS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    rows = build(embedder_from_settings(Settings()), args.users)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     kinds: dict[str, int] = {}
     for r in rows:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-    print(f"{len(rows)} pairs -> {PAIRS}: {kinds}")
+    print(f"{len(rows)} pairs -> {args.out}: {kinds}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import random
 import time
 from pathlib import Path
 
-from eval.judge.answer_data import PAIRS, materialize
+from eval.judge.answer_data import PAIRS, USERS, materialize
 from eval.judge.train import export, train
 from rag.judge.answer import ANSWER, LABELS
 
@@ -39,6 +39,18 @@ def examples(rows: list[dict], question_only: bool = False) -> list[tuple[str, s
     return out
 
 
+def kept(rows: list[dict], others: float, seed: int) -> list[dict]:
+    """Every pair of a question written under the user briefs (answer_data.USERS), and of the other
+    questions a share `others`, drawn by question (a question keeps all its pairs or none): on 2
+    cores an epoch over everything takes over an hour."""
+    if others >= 1.0:
+        return rows
+    users = {json.loads(line)["question"] for line in USERS.read_text().splitlines() if line.strip()}
+    questions = sorted({r["question"] for r in rows} - users)
+    drawn = set(random.Random(seed).sample(questions, round(others * len(questions))))
+    return [r for r in rows if r["question"] in users or r["question"] in drawn]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=float, default=EPOCHS)
@@ -48,15 +60,24 @@ def main() -> None:
         "--question-only", action="store_true", help="train the control (no sentence) instead"
     )
     parser.add_argument("--out", type=Path, default=None, help="where the ONNX judge goes (default: shipped)")
+    parser.add_argument(
+        "--pairs", type=Path, default=PAIRS, help="the pairs file (default: the shipped judge's)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (a smoke test)")
+    parser.add_argument(
+        "--others", type=float, default=1.0,
+        help="share of the questions not written under the user briefs kept (all their pairs or none); "
+        "the user briefs' questions are always kept",
+    )  # fmt: skip
     parser.add_argument(
         "--work", type=Path, default=Path("/tmp/citewise-answer-judge"), help="scratch folder"
     )
     args = parser.parse_args()
     started = time.time()
-    rows = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in args.pairs.read_text().splitlines() if line.strip()]
     random.Random(args.seed).shuffle(rows)
     rows = rows[: args.limit] if args.limit else rows
+    rows = kept(rows, args.others, args.seed)
     pairs = examples(rows, args.question_only)
     name = "control" if args.question_only else "answer"
     print(f"{len(pairs)} pairs, {sum(p[2] == 0 for p in pairs)} answering, {args.epochs} epochs", flush=True)
