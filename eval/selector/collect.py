@@ -24,6 +24,7 @@ from eval import metrics as m
 from eval.gold import CONFERENCE_GOLD, GoldItem, load_gold
 
 OUT = Path(__file__).parent / "data" / "dev-outcomes.jsonl"
+USERS = Path(__file__).resolve().parents[1] / "judge" / "data" / "answer-questions-users.jsonl"
 SPLITS = {"dev-a": "a", "dev-b": "b", "test": "t"}  # the old test split was run once: it is dev now
 
 
@@ -52,6 +53,26 @@ def dev_items(gold: Path = CONFERENCE_GOLD) -> list[tuple[str, GoldItem]]:
     return [t for group in zip_longest(*by_split) for t in group if t is not None]
 
 
+def users_items(path: Path = USERS) -> list[tuple[str, GoldItem]]:
+    """The answer judge's questions written under the user briefs (not in the shipped judge's
+    training data) as dev items: a near-miss is unanswerable about its paper, a follow-up keeps its
+    first turn. Split "a" or "b" by the paper's dev half (eval.draw.split_of), so the halves hold
+    whole papers; writers take turns (a run stopped early holds some of each brief)."""
+    from eval.draw import split_of
+
+    out = []
+    for r in (json.loads(line) for line in path.read_text().splitlines() if line.strip()):
+        kind = "unanswerable" if not r["answers"] else ("followup" if r.get("history") else "lookup")
+        item = GoldItem(r["id"], r["question"], kind, r["facts"] if r["answers"] else [],
+                        [r["paper_id"]] if r["answers"] else [], history=list(r.get("history", [])),
+                        near_miss=not r["answers"])  # fmt: skip
+        out.append((split_of(r["paper_id"])[-1], item))
+    writers = [
+        [t for t in out if t[1].id.split("-")[0] == w] for w in sorted({t[1].id.split("-")[0] for t in out})
+    ]
+    return [t for group in zip_longest(*writers) for t in group if t is not None]
+
+
 def labels(item: GoldItem, selected: dict, cited: list[str]) -> dict[str, int]:
     """Whether each candidate holds the answer (for an unanswerable item: neither does)."""
     if not item.answerable:
@@ -68,6 +89,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--texts", type=Path, default=Path("reports/selector-dev/texts.jsonl"))
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument(
+        "--users", action="store_true",
+        help="the questions written under the user briefs (eval/judge/data/answer-questions-users.jsonl) "
+        "instead of the dev gold items; write them to their own --out",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     from eval.runner import System
     from rag.answer.pipeline import Pipeline
@@ -87,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.texts.parent.mkdir(parents=True, exist_ok=True)
-    todo = [(s, it) for s, it in dev_items() if it.id not in done][: args.limit]
+    todo = [(s, it) for s, it in (users_items() if args.users else dev_items()) if it.id not in done]
+    todo = todo[: args.limit]
     print(f"{len(done)} done, {len(todo)} to run", file=sys.stderr)
     for n, (split, item) in enumerate(todo, 1):
         turns = system.history(item)
