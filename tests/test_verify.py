@@ -522,3 +522,16 @@ def test_the_questions_own_numbers_names_and_words_are_never_held_against_the_so
     assert not check_numbers(
         "The three methods are Polyak stepsizes and normalized GD.", source, question
     ).passed
+
+
+def test_a_sentence_that_only_restates_the_question_gets_no_words_from_it():
+    from rag.answer.trust.base import Claim
+
+    question = "Which papers decouple LoRA updates for class incremental learning?"
+    # As the checks read them: without citation markers.
+    restating = "The papers that decouple LoRA updates for class incremental learning are these."
+    answering = "The method decouples LoRA updates into magnitude and direction."
+    claim = Claim(restating, frozenset(content_words(restating)), question=question)
+    assert claim.users == ""  # that its papers fit the question is its claim: checked on the source
+    told = Claim(answering, frozenset(content_words(answering)), question=question)
+    assert told.users == question

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rag import text as tx
 from rag.questions import Intent
 from rag.settings import TrustSettings
 from rag.types import Check
@@ -45,6 +46,16 @@ class Claim:
     asked: frozenset[str] = frozenset()  # the question's content words (the `topic` check)
     subject: tuple[str, ...] = ()  # names a heading above the sentence gives, which the paper must have
     question: str = ""  # a negation the claim repeats from the question is not judged (`polarity`)
+
+    @property
+    def users(self) -> str:
+        """The question, whose numbers, names and words are the user's, not claims of this
+        sentence ("Which two methods ...?" -> "The two methods are X and Y."); empty when the
+        sentence says nothing else ("The papers that do X are [1] and [2]."): then that it
+        restates is its claim, and its words must stand on the source."""
+        if not self.question or not set(self.words) - tx.content_words(self.question) - tx.meta_stems():
+            return ""
+        return self.question
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,7 @@ class Checked:
 
 class Numbers(ClaimCheck, name="numbers"):
     def check(self, claim: Claim, source: Source) -> Check:
-        return check_numbers(claim.text, source.passage, claim.question)
+        return check_numbers(claim.text, source.passage, claim.users)
 
 
 class Quantities(ClaimCheck, name="quantities"):
@@ -197,7 +197,7 @@ class Quantities(ClaimCheck, name="quantities"):
 
 class Names(ClaimCheck, name="names"):
     def check(self, claim: Claim, source: Source) -> Check:
-        return check_names(claim.text, source.passage, claim.subject, source.paper, claim.question)
+        return check_names(claim.text, source.passage, claim.subject, source.paper, claim.users)
 
 
 class Polarity(ClaimCheck, name="polarity"):
@@ -214,9 +214,7 @@ class Direction(ClaimCheck, name="direction"):
 
 class Coverage(ClaimCheck, name="coverage"):
     def check(self, claim: Claim, source: Source) -> Check:
-        # The question's own words are the user's: an answer may repeat them ("The two gradient
-        # methods that ... are X and Y") without the source holding them.
-        given = claim.given | tx.content_words(claim.question)
+        given = claim.given | tx.content_words(claim.users)  # the question's words: the user's
         return check_coverage(set(claim.words), source.passage, self.settings.min_coverage, given)
 
 
