@@ -535,3 +535,7 @@ def test_a_sentence_that_only_restates_the_question_gets_no_words_from_it():
     assert claim.users == ""  # that its papers fit the question is its claim: checked on the source
     told = Claim(answering, frozenset(content_words(answering)), question=question)
     assert told.users == question
+    # "Yes" adds no claim of its own: the sentence still only restates the question.
+    question = "Is there a paper on continual learning that separates LoRA magnitude from direction?"
+    restating = "Yes, there is a paper on continual learning that separates LoRA magnitude from direction."
+    assert Claim(restating, frozenset(content_words(restating)), question=question).users == ""

@@ -36,6 +36,11 @@ class UnknownName(ValueError):
         )
 
 
+# "Yes, there is a paper that <the question's words>" says no more than the question: an answer
+# particle is no claim of its own.
+_PARTICLES = frozenset({"yes", "no"})
+
+
 @dataclass(frozen=True)
 class Claim:
     """An answer sentence as the checks read it: its words, and what it may take from elsewhere."""
@@ -53,9 +58,8 @@ class Claim:
         sentence ("Which two methods ...?" -> "The two methods are X and Y."); empty when the
         sentence says nothing else ("The papers that do X are [1] and [2]."): then that it
         restates is its claim, and its words must stand on the source."""
-        if not self.question or not set(self.words) - tx.content_words(self.question) - tx.meta_stems():
-            return ""
-        return self.question
+        own = set(self.words) - tx.content_words(self.question) - tx.meta_stems() - _PARTICLES
+        return self.question if self.question and own else ""
 
 
 @dataclass(frozen=True)
