@@ -22,9 +22,9 @@ from pathlib import Path
 
 from eval import metrics as m
 from eval.gold import CONFERENCE_GOLD, GoldItem, load_gold
+from eval.judge.answer_data import USERS
 
 OUT = Path(__file__).parent / "data" / "dev-outcomes.jsonl"
-USERS = Path(__file__).resolve().parents[1] / "judge" / "data" / "answer-questions-users.jsonl"
 SPLITS = {"dev-a": "a", "dev-b": "b", "test": "t"}  # the old test split was run once: it is dev now
 
 
