@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from eval.gold import CONFERENCE_GOLD, DEFAULT_GOLD
+from eval.gold import DEFAULT_GOLD
 from rag.clikit import fail as _fail
 from rag.clikit import quiet_libraries as _quiet_libraries
 from rag.clikit import settings_from as _settings
@@ -32,9 +32,6 @@ def evaluate(
         None, "--compare", help="Two report folders: what changed."
     ),
     list_configs: bool = typer.Option(False, "--list", help="List the configs and exit."),
-    calibrate: bool = typer.Option(
-        False, "--calibrate", help="Derive RAG_TRUST__MIN_RELEVANCE from the gold set."
-    ),
     verifier: bool = typer.Option(False, "--verifier", help="Run the claim-check benchmark instead."),
     offered: bool = typer.Option(
         False,
@@ -163,19 +160,6 @@ def evaluate(
         except (GoldError, KeyError, ValueError, StoreError, LLMError) as exc:
             _fail(str(exc).strip("'\""))
         typer.echo("\n".join(table(offers)))
-        return
-    if calibrate:
-        from eval.calibrate import calibrate as run_calibration
-        from eval.harness import load_checked
-
-        try:
-            pipeline = Pipeline(_settings())
-            # Thresholds are fitted on dev only; the test half stays for the headline numbers.
-            gold = gold or [CONFERENCE_GOLD / "dev-a.jsonl", CONFERENCE_GOLD / "dev-b.jsonl"]
-            result = run_calibration(pipeline, load_checked(gold, pipeline)[:limit])
-        except (GoldError, StoreError, ValueError) as exc:
-            _fail(str(exc))
-        typer.echo("\n".join(result.lines()))
         return
     try:
         settings = _settings()

@@ -6,9 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer.stages import RULE_STAGES
-from rag.settings import TrustSettings
-
 
 @dataclass(frozen=True)
 class Config:
@@ -22,12 +19,6 @@ CONFIGS: dict[str, Config] = {
     c.name: c
     for c in [
         Config("hybrid", "citewise defaults: dense + BM25 fused by RRF, 3 sources"),
-        Config(
-            "rules",
-            "the chain of rules the selector replaced: refusals before generation, answered, refuse, wanted, "
-            "sentences cut into clauses",
-            {"answer_stages": list(RULE_STAGES), "trust": {"whole_sentences": False}},
-        ),
         Config(
             "whole",
             "the answer before answers by parts: one prompt over all sources for comparisons, follow-ups and "
@@ -44,11 +35,6 @@ CONFIGS: dict[str, Config] = {
         Config("bm25", "BM25 keyword retrieval only", {"fusion": "bm25", "rerank_papers": 0}),
         Config("norerank", "hybrid without re-ranking papers by their best sentences", {"rerank_papers": 0}),
         Config("k5", "hybrid with 5 sources per answer", {"answer_k": 5}),
-        Config(
-            "topic",
-            "hybrid with the topic check: a sentence repeating the question's words cites a paper that has them",
-            {"trust": {"checks": [*TrustSettings().checks, "topic"]}},
-        ),
         Config(
             "nosubject",
             "hybrid, sources not narrowed to the question's named subject",

@@ -113,7 +113,6 @@ def evaluate(
             in (
                 "model",
                 "llm_backend",
-                "min_relevance",
                 "support_threshold",
                 "answer_k",
                 "fusion",

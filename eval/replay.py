@@ -3,8 +3,7 @@
 Generation is the slow part of an evaluation (about 8 s an item with the default model on two
 cores); the checks and rules take milliseconds. A run keeps every draft in `results.jsonl`, so a
 change to a check or rule is measured by replaying those drafts through the same pipeline: the
-same retrieval and evidence, the stored draft instead of the model, and the model's stored grade of
-its answer (`judged_unanswered`) reused. Latency in such a run is not a measurement of anything and
+same retrieval and evidence, the stored draft instead of the model. Latency in such a run is not a measurement of anything and
 is reported as missing.
 """
 
@@ -18,8 +17,7 @@ from pathlib import Path
 
 from eval.gold import read_jsonl
 from rag.answer.audit import is_audit
-from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, ENTAIL_SYSTEM, JUDGE_SYSTEM
-from rag.answer.trust import REASONS
+from rag.answer.prompts import CONFIRM_SYSTEM, CONFIRM_USER, ENTAIL_SYSTEM
 from rag.llm.base import LLM, LLMError, Message
 
 
@@ -35,7 +33,6 @@ class ReplayLLM(LLM):
         # prompt (a statement rebuilt from the question): not read.
         self.confirmed: dict[tuple[str, str], bool] = {}
         self.drafts: dict[str, str] = {}
-        self.verdicts: dict[str, bool] = {}  # the model's stored grade of its checked answer
         self.items: set[str] = set()  # ids of the gold items with a stored draft
         self.cache = folder / "live.jsonl"  # the live model's verdicts on these drafts, by prompt
         self.asked = {r["key"]: r["reply"] for r in read_jsonl(self.cache)} if self.cache.is_file() else {}
@@ -53,20 +50,11 @@ class ReplayLLM(LLM):
                 self.items.add(row["id"])
                 self.drafts[row["query"]] = row["draft"]
                 self.drafts.setdefault(row["question"], row["draft"])
-                judged = row.get("judged")
-                # Runs stored before the grade was: inferred from the refusal, when no live model can grade.
-                if judged is None and row.get("draft") and live is None:
-                    graded_no = row.get("abstain_reason", "").startswith(REASONS["judged_unanswered"])
-                    judged = False if graded_no else True if not row.get("abstained") else None
-                if judged is not None:
-                    self.verdicts[row["question"]] = judged
                 for title, verdict in (row.get("paper_confirmed") or {}).items():
                     self.confirmed[(row["question"], title)] = verdict
             for turn in row.get("turns") or ():  # a follow-up's earlier turns, answered first
                 if turn.get("draft"):
                     self.drafts.setdefault(turn["query"], turn["draft"])
-                    if turn.get("judged") is not None:
-                        self.verdicts.setdefault(turn["question"], turn["judged"])
 
     def stream(
         self,
@@ -89,12 +77,6 @@ class ReplayLLM(LLM):
             yield self._live(messages, max_tokens)
             return
         question = prompt.split("\n", 1)[0].removeprefix("Question: ").strip()
-        if messages[0]["content"] == JUDGE_SYSTEM:  # the grade stored for this question, if any
-            if question in self.verdicts:
-                yield "YES" if self.verdicts[question] else "NO"
-            else:
-                yield self._live(messages, max_tokens)
-            return
         if question not in self.drafts:
             raise LLMError(f"no stored draft for {question!r}")
         yield self.drafts[question]

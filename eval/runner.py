@@ -49,7 +49,6 @@ class ItemResult:
     sources: list[str] = field(default_factory=list)  # paper ids of the sources shown to the model
     error: str = ""
     draft: str = ""  # the model's text before checking
-    judged: bool | None = None  # the model's grade of its checked answer (judged_unanswered)
     # paper title -> the model said the paper answers the question (paper_fit)
     paper_confirmed: dict[str, bool] = field(default_factory=dict)
     removed: list[dict[str, Any]] = field(default_factory=list)  # sentences that failed their checks
@@ -179,29 +178,23 @@ class System:
     def ask(self, question: str, turns: list[Turn]) -> Answer:
         if self.baseline is not None:
             return self.baseline.ask(question, turns)
-        # For an ablation, draft even when a rule refuses before generation, so every rule can be
-        # switched off and the same draft judged again.
-        return self.pipeline.ask(question, history=turns, draft_always=self.ablation)
+        return self.pipeline.ask(question, history=turns)
 
     def variants(self, item: GoldItem, reply: Answer) -> dict[str, dict[str, float | None]]:
-        """The item's scores with each check, rule and optional stage switched off in turn, from the
-        same draft."""
+        """The item's scores with each check and optional stage switched off in turn, from the same
+        draft (a check switched off is a feature the sentence decision reads at its mean)."""
         if self.baseline is not None or not self.ablation or reply.error:
             return {}
         trust, stages = self.pipeline.trust, tuple(self.pipeline.settings.answer_stages)
         out = {}
-        for name in (*trust.checks, *trust.rules, *(s for s in stages if s in OPTIONAL)):
+        for name in (*trust.checks, *(s for s in stages if s in OPTIONAL)):
             variant = trust.without(name)
-            gate = variant.screen(reply.intent, reply.retrieved)
-            # The model's grade is asked once, of the answer under every check, and reused here.
             fields = judge(
                 reply.intent,
                 reply.draft,
                 reply.evidence,
                 self.pipeline.embedder,
                 variant,
-                gate=gate,
-                grade=lambda _: reply.judged,
                 confirm=lambda ev, _asked: reply.paper_confirmed.get(ev.paper.display_title),
                 stages=[s for s in stages if s != name],
                 entail=lambda claim, _passage, ev: (
@@ -248,7 +241,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     result = ItemResult(config, item.id, item.type, item.question, query, item.papers, ranked,
                         retrieval_scores(ranked, item.papers), latency)  # fmt: skip
     result.turns = [
-        {"question": t.question, "query": t.answer.query, "draft": t.answer.draft, "judged": t.answer.judged,
+        {"question": t.question, "query": t.answer.query, "draft": t.answer.draft,
          "cited": sorted({c.paper_id for c in t.answer.citations})}
         for t in turns
     ]  # fmt: skip
@@ -269,7 +262,7 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     ]
     result.sources = [ev.paper.id for ev in reply.evidence]
     result.scores |= answer_scores(item, reply)
-    result.draft, result.judged, result.paper_confirmed = reply.draft, reply.judged, reply.paper_confirmed
+    result.draft, result.paper_confirmed = reply.draft, reply.paper_confirmed
     result.removed = [
         {
             "text": x.text,

@@ -15,19 +15,12 @@ LLMBackendName = Literal["auto", "ollama", "llamacpp", "openai"]
 
 
 class TrustSettings(BaseModel):
-    """When an answer sentence counts as backed and when an answer is refused (rag/answer/trust/).
+    """When an answer sentence counts as backed, and the rules the selector reads (rag/answer/trust/).
     Each name in `checks` and `rules` is a class of rag/answer/trust/ (`ClaimCheck`, `Rule`); an
     unknown name stops the program at start-up with the names it knows."""
 
     model_config = ConfigDict(extra="forbid")  # a misspelt threshold is an error, not a default
 
-    min_relevance: float = Field(
-        0.23,
-        description="Abstain without generating when the best passage's cosine similarity to "
-        "the question is below this, unless the sources name every name the question names "
-        "(a short question about an acronym embeds poorly). `citewise eval --calibrate` derives it "
-        "from the dev split.",
-    )
     support_threshold: float = Field(
         0.45, description="Min support score for a sentence to count as backed by a source."
     )
@@ -42,23 +35,21 @@ class TrustSettings(BaseModel):
         "that paper's best-fitting sentence, quoted, when the fit (cosine + word overlap with what "
         "the question describes) reaches this (the paper_fit check).",
     )
-    whole_sentences: bool = Field(
-        True,
-        description="A sentence that fails its checks is removed whole: never trimmed of a span or cut into "
-        "clauses, so every shown sentence is a whole sentence of the draft (false: the trimming and clause "
-        "splitting of `trim_spans`, which left fragments).",
-    )
-    trim_spans: bool = Field(
-        True,
-        description="A sentence that fails its checks is checked again without the spans its source "
-        "does not back (a parenthetical, a name that only modifies the next noun) before it is removed.",
-    )
     on_contradiction: Literal["mark", "remove"] = Field(
         "mark",
         description="What the verdict stage does with a sentence the model finds contradicted by its source: "
         "mark it (shown, with the source's sentence, under 'Not confirmed by the cited source') or remove it. "
         "Marked by default: on planted dev contradictions removal caught 39 of 40 but also removed 5 of 35 "
         "right sentences (docs/evaluation.md).",
+    )
+    keep_threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="The sentence decision (rag/answer/trust/keep.py): a sentence is kept under a source when "
+        "the learned p that the source supports it reaches this. Every check is one of its features; none "
+        "removes a sentence on its own. Higher removes more; empty: the threshold shipped with its weights "
+        "(chosen on dev, docs/evaluation.md).",
     )
     judge_keep: float = Field(
         0.8,
@@ -77,43 +68,21 @@ class TrustSettings(BaseModel):
         "sources answers the question with the answer judge's probability at least this (set on dev, "
         "docs/evaluation.md).",
     )
-    answer_keep: float = Field(
-        0.5,
-        description="The `answered` stage: a shown evidence sentence the answer judge finds answers the "
-        "question with at least this probability is quoted when no answer sentence answers it (and, asked "
-        "about several subjects, for a subject the answer leaves out).",
-    )
     checks: list[str] = Field(
         ["numbers", "quantities", "names", "polarity", "direction", "coverage", "similarity", "paper_fit"],
-        description="Checks every answer sentence must pass against the passage it cites "
-        "(rag/answer/trust/); a JSON list. Available and off: `judge` (the support judge citewise trained, "
-        "rag/judge/: removes a sentence it finds unsupported with p <= judge_remove, keeps one with p >= "
-        "judge_keep without asking the model, and leaves the rest to the `verdict` stage; off because on dev "
-        "claims it flags 25% of contradictions, against 72% for the word checks, docs/evaluation.md), `topic` "
-        "(a sentence repeating two or more "
-        "of the question's words must cite a paper holding most of them) and `entailment` (after the "
-        "other checks, the model judges the sentence against the sentences of the cited abstract that "
-        "match it best, in place of `polarity`: a contradicted one is removed, an unstated one marked; "
-        "`citewise verify` uses it; answers use the `verdict` stage instead, which asks after the answer's "
-        "cached prompt).",
+        description="The checks run on every answer sentence against the passage it cites (rag/answer/trust/); a "
+        "JSON list. Each is a feature of the sentence decision (`keep_threshold`), none removes a sentence on its own. "
+        "Available and off: `judge` (the support judge citewise trained, rag/judge/; the shipped decision was not "
+        "trained with it, so it only marks: on dev claims it flagged 25% of contradictions, against 72% for the "
+        "word checks) and `entailment` (the model judges the sentence against the cited abstract's best-matching "
+        "sentences; `citewise verify --verdict` uses it; answers use the `verdict` stage instead, which asks "
+        "after the answer's cached prompt).",
     )
     rules: list[str] = Field(
-        [
-            "low_relevance",
-            "unstated_focus",
-            "model_declined",
-            "no_supported_sentence",
-            "restates_question",
-            "answer_removed",
-            "off_question",
-            "judged_unanswered",
-            "no_answering_sentence",
-        ],
-        description="Rules that may refuse an answer (rag/answer/trust/); a JSON list. `judged_unanswered`: "
-        "asked what, how or why (not a number or a paper, not a follow-up), the model grades its checked "
-        "answer in a short extra call, and an answer it grades unanswered is refused. `no_answering_sentence`: "
-        "before the model writes, no sentence of the sources answers the question by the answer judge "
-        "(p < `answer_refuse`; needs `evidence_judge`; one-part questions, not lists).",
+        ["unstated_focus", "restates_question", "no_answering_sentence"],
+        description="Rules the answer selector reads as signals (rag/answer/trust/rules.py; none refuses on its "
+        "own); a JSON list. `no_answering_sentence`: no sentence of the sources answers the question by the "
+        "answer judge (p < `answer_refuse`; needs `evidence_judge`; one-part questions, not lists).",
     )
 
 
@@ -397,14 +366,11 @@ class Settings(BaseSettings):
     answer_stages: list[str] = Field(
         ["clean", "check", "verdict", "select", "complete", "render"],
         description="The stages a draft goes through after generation, in this order (rag/answer/stages.py); "
-        "clean, verdict, select, answered, refuse, complete and wanted can be left out, check and render always run. "
-        "select: one learned decision (show the draft, quote the sentence that answers, or refuse) in place of "
-        "the rules; with it, no rule refuses before generation. answered, refuse and wanted: the rules it replaced. "
-        "answered: with `evidence_judge` on, the evidence sentence the answer judge finds answers the question, "
-        "quoted when the answer does not answer (a declining draft is then no refusal). verdict: "
-        "the model judges each checked sentence against the source it cites, in one more turn of the "
-        "answer's prompt (which llama.cpp has cached); a contradicted sentence is marked or removed "
-        "(trust.on_contradiction).",
+        "clean, verdict and complete can be left out; check, select and render always run. check: each sentence "
+        "kept or removed whole by the sentence decision. select: one learned decision (show the draft, quote the "
+        "sentence that answers, or refuse). verdict: the model judges each checked sentence against the source it "
+        "cites, in one more turn of the answer's prompt (which llama.cpp has cached), where it can change the "
+        "selector's decision; a contradicted sentence is marked or removed (trust.on_contradiction).",
     )
 
     select: SelectSettings = Field(

@@ -42,18 +42,6 @@ def sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
-_JOIN = re.compile(r"[,;]\s+(?:and|while|whereas|but)\s+|;\s+", re.I)
-
-
-def clauses(sentence: str) -> list[str]:
-    """The clauses of a sentence that joins two statements ("X is 11.07, and Y works in Lean."),
-    each ended as a sentence; the sentence alone when it joins none or a part is under 3 words."""
-    parts = [p.strip(" ,;.") for p in _JOIN.split(sentence)]
-    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
-        return [sentence]
-    return [p[0].upper() + p[1:] + "." for p in parts]
-
-
 # ---- words
 
 STOP_WORDS = frozenset(

@@ -175,7 +175,6 @@ class Answer:
     abstain_code: str = ""  # the rule that refused (rag.answer.trust.RULES)
     removed: list[AnswerSentence] = field(default_factory=list)  # sentences that failed their checks
     draft: str = ""  # what the model wrote, before checking
-    judged: bool | None = None  # the model's own verdict: does the checked answer answer? (None: not asked)
     # paper title -> the model said the paper answers the which-paper question (paper_fit)
     paper_confirmed: dict[str, bool] = field(default_factory=dict)
     entailed: dict[str, str] = field(default_factory=dict)  # entail_key -> the model's Stance ("" none)
@@ -208,7 +207,6 @@ class Answer:
             "sentences": [asdict(s) for s in self.sentences],
             "not_found_in_sources": [asdict(s) for s in self.removed],
             "draft": self.draft,
-            "judged": self.judged,
             "paper_confirmed": self.paper_confirmed,
             "entailed": self.entailed,
             "invented_citations": self.invented_citations,

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from rag.answer.pipeline import Pipeline
-from rag.answer.stages import RULE_STAGES
 from rag.index.ingest import ingest
 from rag.index.store import Store
 from rag.settings import Settings, TrustSettings
@@ -85,16 +84,17 @@ def indexed(store, embedder, corpus) -> Store:
 
 def make_pipeline(store: Store, embedder: FakeEmbedder, replies=(), **settings) -> tuple[Pipeline, FakeLLM]:
     llm = FakeLLM(replies)
-    # Logic tests of the rules the selector replaced run them as before (RULE_STAGES); the
-    # selector's tests ask for the default stages (tests/test_selector.py).
-    trust = {"min_relevance": 0.2, "support_threshold": 0.3, "whole_sentences": False}
+    trust = {"support_threshold": 0.3}
     trust |= {k: settings.pop(k) for k in list(settings) if k in TrustSettings.model_fields}
     # The answer judge is real weights: logic tests run without it unless they ask for it
     # (tests/test_answer_judge.py and the integration tests run it).
     # So are the question reader and the survey's membership judge (tests/test_reader.py runs them).
     survey = {"reader": False, "judge": False} | settings.pop("survey", {})
+    # Logic tests of the checks run without the answer judge, whose signals the selector reads:
+    # at threshold 0 it shows whatever the sentence decision kept, and refuses when nothing is
+    # (tests/test_selector.py tests the decision itself).
     opts = {
-        "answer_stages": list(RULE_STAGES),
+        "select": {"threshold": 0.0},
         "data_dir": store.chroma_dir.parent,
         "trust": trust,
         "evidence_judge": False,

@@ -9,7 +9,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from rag.answer.audit import is_audit
-from rag.answer.prompts import JUDGE_SYSTEM
 from rag.index.embedding import Embedder
 from rag.llm.base import LLM, LLMError, Message
 
@@ -49,7 +48,6 @@ class FakeLLM(LLM):
     def __init__(
         self,
         replies: Sequence[str | Exception] = (),
-        judge_reply: str = "YES",
         verdict: Callable[[str], str] = lambda statement: "SUPPORTED",
     ):
         self.replies = list(replies)
@@ -58,9 +56,6 @@ class FakeLLM(LLM):
         self.verdict = verdict
         self.verdict_prompts: list[list[Message]] = []
         self.prompts: list[list[Message]] = []
-        # The trust rule `judged_unanswered` asks one more turn; answered apart from the queue.
-        self.judge_reply = judge_reply
-        self.judge_prompts: list[list[Message]] = []
 
     def stream(
         self,
@@ -70,10 +65,6 @@ class FakeLLM(LLM):
         temperature: float = 0.1,
         grammar: str | None = None,
     ) -> Iterator[str]:
-        if messages[0]["content"] == JUDGE_SYSTEM:
-            self.judge_prompts.append(messages)
-            yield self.judge_reply
-            return
         if grammar is not None and is_audit(messages):
             self.verdict_prompts.append(messages)
             statement = re.findall(r'support this statement\? "(.*)"', messages[-1]["content"])[-1]

@@ -14,7 +14,6 @@ from rag.answer.pipeline import (
 from rag.answer.prompts import SYSTEM_PROMPT
 from rag.answer.trust import REFUSAL, is_refusal, unstated_focus
 from rag.questions import parse
-from rag.settings import Settings
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 
@@ -67,29 +66,27 @@ def test_a_one_paper_question_reads_the_papers_near_the_first_a_which_papers_que
     assert len(several) > 1
 
 
-def test_irrelevant_question_abstains_without_calling_the_llm(indexed, embedder):
-    pipeline, llm = make_pipeline(indexed, embedder, [], min_relevance=0.5)
+def test_irrelevant_question_is_refused_with_the_closest_papers(indexed, embedder):
+    pipeline, llm = make_pipeline(indexed, embedder, ["Tungsten boils at 5555 degrees [1]."])
     answer = pipeline.ask("What is the boiling point of tungsten?")
     assert answer.abstained and answer.text == REFUSAL
-    assert llm.prompts == []  # no generation spent
     assert answer.retrieved  # closest papers still returned
 
 
 def test_model_refusal_is_an_abstention(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The indexed papers do not answer this."])
     answer = pipeline.ask("Which GPU trained the knowledge entropy model?")
-    assert answer.abstained and "model found no answer" in answer.abstain_reason
+    assert answer.abstained and answer.abstain_code == "draft_declined"
     assert is_refusal("I cannot answer this from the sources.")
     assert is_refusal("The license of the dataset is not explicitly stated in the sources. It uses MoE.")
     assert not is_refusal("Entropy declines [1].")
     assert not is_refusal("Entropy declines [1]. The papers do not state the GPU count.")
 
 
-def test_quantity_the_sources_never_mention_is_refused_without_generation(indexed, embedder):
-    pipeline, llm = make_pipeline(indexed, embedder, [])
+def test_a_quantity_the_sources_never_mention_is_a_signal_the_selector_reads(indexed, embedder):
+    pipeline, llm = make_pipeline(indexed, embedder, ["Knowledge entropy declines [1]."])
     answer = pipeline.ask("How many GPUs were used to study knowledge entropy?")
-    assert answer.abstained and "GPUs" in answer.abstain_reason and not llm.prompts
-    assert answer.abstain_code == "unstated_focus"
+    assert answer.selected["features"]["rule_unstated_focus"] == 1.0 and llm.prompts
     assert (
         unstated_focus(parse("How many nodes can the graph transformer handle?"), [PAPERS[2]["abstract"]])
         == []
@@ -217,8 +214,9 @@ def test_injected_instructions_in_an_abstract_stay_quoted(tmp_path, store, embed
 def test_unsupported_draft_with_invented_numbers_is_refused(indexed, embedder):
     pipeline, _ = make_pipeline(indexed, embedder, ["The team used 512 TPUs over 9 weeks."])
     answer = pipeline.ask("Tell me about the hardware behind the knowledge entropy study.")
-    assert answer.abstained and answer.abstain_code == "no_supported_sentence"
-    assert "the numbers 512, 9 are not in" in answer.removed[0].checks[0].detail
+    assert answer.abstained and answer.abstain_code == "selected_refusal"
+    assert answer.removed[0].checks[0].name == "decision"  # the learned decision removed it, saying why
+    assert "the numbers 512, 9 are not in" in answer.removed[0].why_not
     # A draft that only points at its source names the paper: the title carries the answer. The
     # model is asked whether that paper answers; confirmed, it is shown with its quoted sentence,
     # else as named.
@@ -236,20 +234,7 @@ def test_an_answer_from_the_models_own_memory_is_refused(indexed, embedder):
     reply = "Bake sourdough with flour, water, yeast and salt; proof it overnight before baking."
     pipeline, _ = make_pipeline(indexed, embedder, [reply])
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
-    assert answer.abstained and "no sentence of the draft" in answer.abstain_reason
-
-
-def test_the_model_judging_its_answer_unanswered_refuses_it(indexed, embedder):
-    rules = Settings().trust.rules  # the grade is on by default
-    pipeline, llm = make_pipeline(
-        indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."], rules=rules
-    )
-    llm.judge_reply = "NO"
-    answer = pipeline.ask("Which optimizer trains the knowledge entropy model?")
-    assert answer.abstained and answer.abstain_code == "judged_unanswered" and answer.judged is False
-    graded = llm.judge_prompts[0][1]["content"]  # a short prompt of its own, without the sources
-    assert graded.startswith("Question: Which optimizer trains the knowledge entropy model?")
-    assert "Answer: Knowledge entropy declines as pretraining advances." in graded and "[1]" not in graded
+    assert answer.abstained and not answer.citations and answer.removed
 
 
 # Drafts in the style the default model writes for questions the sources cannot answer: the answer
@@ -267,7 +252,7 @@ MEMORY_DRAFTS = [
 
 @pytest.mark.parametrize("question,draft", MEMORY_DRAFTS)
 def test_a_real_model_draft_from_memory_is_refused_at_any_relevance(indexed, embedder, question, draft):
-    pipeline, _ = make_pipeline(indexed, embedder, [draft], min_relevance=0.0)
+    pipeline, _ = make_pipeline(indexed, embedder, [draft])
     answer = pipeline.ask(question)
-    assert answer.abstained and answer.abstain_code == "no_supported_sentence", answer.text
+    assert answer.abstained and answer.abstain_code == "selected_refusal", answer.text
     assert not answer.citations

@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
-from rag.answer.trust import Trust
+from rag.answer.trust import Screen, Trust
 from rag.judge.answer import ANSWER, AnswerJudge, shown
 from rag.judge.model import META_FILE, JudgeLoadError, PairModel
 from rag.questions import parse
@@ -69,19 +69,24 @@ def _trust(rule_on=True, threshold=0.5):
     return Trust(TrustSettings(rules=rules, answer_refuse=threshold))
 
 
-def test_no_answering_sentence_refuses_before_the_model_and_shows_the_nearest():
+def _signal(trust: Trust, question: str, best) -> bool:
+    """Would `no_answering_sentence` fire? (a signal the selector reads; it refuses nothing itself)"""
+    (rule,) = trust.refusal_rules or (None,)
+    return rule is not None and rule.refuse(Screen(parse(question), 0.9, [], best)) is not None
+
+
+def test_no_answering_sentence_fires_when_no_sentence_answers_and_names_the_nearest():
     nearest = (0.2, "SlimAttend cuts the peak memory of attention by 61%.", "SlimAttend")
-    refusal = _trust().before_generation(parse("Which GPU did SlimAttend run on?"), 0.9, [], nearest)
+    (rule,) = _trust().refusal_rules
+    refusal = rule.refuse(Screen(parse("Which GPU did SlimAttend run on?"), 0.9, [], nearest))
     assert refusal is not None and refusal.code == "no_answering_sentence"
     assert "“SlimAttend cuts the peak memory" in refusal.reason and "SlimAttend" in refusal.reason
     answered = (0.8, nearest[1], nearest[2])
-    assert _trust().before_generation(parse(QUESTION), 0.9, [], answered) is None
-    assert _trust().before_generation(parse(QUESTION), 0.9, [], None) is None  # the judge did not read
-    assert _trust(rule_on=False).before_generation(parse(QUESTION), 0.9, [], nearest) is None
+    assert not _signal(_trust(), QUESTION, answered)
+    assert not _signal(_trust(), QUESTION, None)  # the judge did not read
+    assert not _signal(_trust(rule_on=False), QUESTION, nearest)
     # A list of papers is answered by papers on the topic, not by one sentence.
-    assert (
-        _trust().before_generation(parse("Which papers study compressed caches?"), 0.9, [], nearest) is None
-    )
+    assert not _signal(_trust(), "Which papers study compressed caches?", nearest)
 
 
 def test_the_screen_reads_the_best_judged_sentence_of_the_evidence():
@@ -89,9 +94,12 @@ def test_the_screen_reads_the_best_judged_sentence_of_the_evidence():
         return np.array([0.3 if "61%" in text else 0.1 for _, text in pairs])
 
     evidence = _select(low, budget=400)
-    refusal = _trust(threshold=0.5).screen(parse(QUESTION), _results(), evidence)
-    assert refusal is not None and "61%" in refusal.reason
-    assert _trust(threshold=0.25).screen(parse(QUESTION), _results(), evidence) is None
+    view = _trust().screen_view(parse(QUESTION), _results(), evidence)
+    assert view.answering is not None and "61%" in view.answering[1] and view.answering[0] == 0.3
+    (rule,) = _trust(threshold=0.5).refusal_rules
+    assert rule.refuse(view) is not None
+    (rule,) = _trust(threshold=0.25).refusal_rules
+    assert rule.refuse(view) is None
 
 
 def test_an_answer_judge_folder_must_hold_an_answer_judge(tmp_path):
@@ -120,67 +128,6 @@ def test_the_shipped_answer_judge_prefers_the_sentence_that_answers():
     assert shown(title, "x") == f"{title}. x"
 
 
-# ---- the `answered` stage (a fake judge: the sentence saying entropy declines answers)
-
-ENTROPY = "How does knowledge entropy change during pretraining?"
-
-
-def _declining(indexed, embedder, monkeypatch, draft, stages=None):
-    from tests.conftest import make_pipeline
-
-    extra = {"answer_stages": stages} if stages else {}
-    pipeline, _ = make_pipeline(indexed, embedder, [draft], min_coverage=0.2, support_threshold=0.2,
-                                evidence_judge=True, **extra)  # fmt: skip
-
-    def answering(question):
-        return lambda texts: np.array([0.9 if "entropy declines" in s else 0.05 for _, s in texts])
-
-    monkeypatch.setattr(pipeline, "answering", answering)
-    return pipeline
-
-
-def test_a_draft_that_declines_with_the_answer_in_its_evidence_is_answered_by_a_quote(
-    indexed, embedder, monkeypatch
-):
-    draft = "The papers do not state how knowledge entropy changes."
-    answer = _declining(indexed, embedder, monkeypatch, draft).ask(ENTROPY)
-    assert not answer.abstained, answer.abstain_reason
-    assert "“Knowledge entropy declines steadily as pretraining advances”" in answer.text
-    assert answer.citations and answer.citations[0].paper_id == "p-entropy"
-    assert any(t.stage == "answered" and t.decision == "added" for t in answer.trace)
-    # Without the stage the same draft is a refusal.
-    stages = ["clean", "check", "verdict", "refuse", "complete", "wanted", "render"]
-    assert _declining(indexed, embedder, monkeypatch, draft, stages).ask(ENTROPY).abstained
-
-
-def test_an_answer_that_answers_gets_no_quote(indexed, embedder, monkeypatch):
-    draft = "Knowledge entropy declines steadily while pretraining advances [1]."
-    answer = _declining(indexed, embedder, monkeypatch, draft).ask(ENTROPY)
-    assert not answer.abstained and "“" not in answer.text
-    assert any(t.stage == "answered" and t.decision == "answered" for t in answer.trace)
-
-
-def test_a_comparison_that_leaves_a_side_out_gets_that_sides_answering_sentence(
-    indexed, embedder, monkeypatch
-):
-    from tests.conftest import make_pipeline
-
-    question = "What do MoE Routers as Embeddings and Graph Transformers at Scale each report?"
-    draft = "Routing weights serve as embeddings without finetuning [1]."
-    # Asked in parts, one prompt each: the second part's draft declines.
-    pipeline, _ = make_pipeline(indexed, embedder, [draft, "The sources do not say."], min_coverage=0.2,
-                                support_threshold=0.2, evidence_judge=True)  # fmt: skip
-    answers = ("10.5 percent", "100 million nodes")
-    monkeypatch.setattr(pipeline, "answering", lambda q: lambda texts: np.array(
-        [0.9 if any(a in s for a in answers) else 0.05 for _, s in texts]))  # fmt: skip
-    answer = pipeline.ask(question)
-    assert not answer.abstained, answer.abstain_reason
-    assert "“It scales to graphs with 100 million nodes”" in answer.text
-    assert {c.paper_id for c in answer.citations} == {"p-moe", "p-graph"}
-    (added,) = [t for t in answer.trace if t.stage == "answered" and t.decision == "added"]
-    assert "left out" in added.reason and "Graph Transformers" in added.reason
-
-
 def test_a_floor_keeps_sentences_the_judge_finds_no_answer_out_of_the_prompt():
     def third(pairs):
         return np.array(
@@ -195,16 +142,19 @@ def test_a_floor_keeps_sentences_the_judge_finds_no_answer_out_of_the_prompt():
     assert len(ev.chosen) == len(ev.sentences)  # no floor: the budget alone decides
 
 
-def test_the_real_judge_refuses_a_detail_no_source_gives_before_the_model_writes(indexed, embedder):
+def test_the_real_judge_and_selector_refuse_a_detail_no_source_gives(indexed, embedder):
     from tests.conftest import make_pipeline
 
-    pipeline, llm = make_pipeline(indexed, embedder, [], evidence_judge=True)
+    shipped = {"threshold": None}  # the selector as it ships
+    draft = "The knowledge entropy model was trained on NVIDIA A100 GPUs [1]."
+    pipeline, llm = make_pipeline(indexed, embedder, [draft], evidence_judge=True, select=shipped)
     answer = pipeline.ask("Which GPU trained the knowledge entropy model?")
-    assert answer.abstained and answer.abstain_code == "no_answering_sentence" and not llm.prompts
+    assert answer.selected["features"]["rule_no_answering_sentence"] == 1.0  # a signal, no refusal of its own
+    assert answer.abstained and answer.abstain_code == "selected_refusal" and llm.prompts
     assert "The nearest, from “Knowledge Entropy Decay”" in answer.abstain_reason
-    # The same pipeline answers what a sentence answers: the model is asked.
+    # The same pipeline answers what a sentence answers.
     pipeline, llm = make_pipeline(
-        indexed, embedder, ["Knowledge entropy declines steadily [1]."], evidence_judge=True
+        indexed, embedder, ["Knowledge entropy declines steadily [1]."], evidence_judge=True, select=shipped
     )
     answer = pipeline.ask("How does knowledge entropy change during pretraining?")
     assert not answer.abstained and llm.prompts

@@ -46,33 +46,18 @@ def test_parse_and_strip_markers():
     assert attach_trailing_markers("They differ. [1] uses X.") == "They differ. [1] uses X."
 
 
-def test_a_sentence_joining_two_papers_answers_is_checked_clause_by_clause():
-    # "X does A, and Y does B." backs each clause with its own paper; whole, no one source holds
-    # both numbers.
+def test_a_sentence_joining_two_papers_answers_is_removed_whole():
+    # "X does A, and Y does B.": no one source holds both numbers, and no fragment is ever shown.
     emb, ev = _evidence()
     draft = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 100 million nodes."
-    # By default a failing sentence is removed whole (no fragment is ever shown).
     whole = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
     assert not whole.sentences and [s.text for s in whole.removed] == [draft]
-    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
-    assert not checked.removed, checked.removed
-    assert [s.text for s in checked.sentences] == [
-        "The method improves embedding benchmarks by 10.5 percent.",
-        "It scales to graphs with 100 million nodes.",
-    ]
-    assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
-    # A clause no source backs is removed alone; the backed one stays.
-    mixed = "The method improves embedding benchmarks by 10.5 percent, and it scales to graphs with 900 million nodes."
-    checked = check_answer(mixed, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
-    assert [s.text for s in checked.sentences] == [
-        "The method improves embedding benchmarks by 10.5 percent."
-    ]
-    assert [r.text for r in checked.removed] == ["It scales to graphs with 900 million nodes."]
 
 
-def test_lines_under_a_heading_that_names_a_method_must_come_from_a_paper_naming_it():
+def test_a_line_under_a_heading_that_names_a_method_is_checked_for_that_name():
     # "The two steps of LoLCATs are:" over another paper's steps: each line passes the checks on
-    # its own, but the heading says whose steps they are.
+    # its own, but the heading says whose steps they are: the names check says so (a feature of
+    # the sentence decision, in the line's checks), and the line is cited to its own paper.
     emb, ev = _evidence()
     draft = (
         "The two steps of MoE routers are:\n"
@@ -81,23 +66,14 @@ def test_lines_under_a_heading_that_names_a_method_must_come_from_a_paper_naming
         "Graph Transformers at Scale scales to graphs with 100 million nodes."
     )
     checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3))
-    assert [r.text for r in checked.removed] == ["It scales to graphs with 100 million nodes."]
-    assert any("heading" in c.detail for c in checked.removed[0].checks if not c.passed)
+    (line,) = [s for s in checked.sentences + checked.removed if s.text.startswith("It scales")]
+    assert any("heading" in c.detail for c in line.checks if not c.passed)
     shown = [s.text for s in checked.sentences if s.supported]
     assert shown[0] == "Routing weights serve as embeddings without finetuning."
     # A line naming another paper is not under the heading.
-    assert shown[1].startswith("Graph Transformers at Scale")
+    assert shown[-1].startswith("Graph Transformers at Scale")
     assert [c.paper_id for c in checked.citations] == ["p-moe", "p-graph"]
     assert checked.text.startswith("The two steps of MoE routers are:")
-    # A heading none of whose lines stays goes with them.
-    orphan = check_answer(
-        "The two steps of MoE routers are:\nIt scales to graphs with 100 million nodes.\n"
-        "Graph Transformers at Scale scales to graphs with 100 million nodes.",
-        ev,
-        emb,
-        Trust.of(support_threshold=0.3),
-    )
-    assert "MoE routers" not in orphan.text and orphan.text.startswith("Graph Transformers at Scale")
     # Without the heading the same line stands.
     plain = check_answer(
         "It scales to graphs with 100 million nodes.", ev, emb, Trust.of(support_threshold=0.3)
@@ -173,7 +149,7 @@ def test_wrong_number_fails_the_sentence():
         "The method improves embedding benchmarks by 47.5 percent.", ev, emb, Trust.of(support_threshold=0.3)
     )
     assert right.sentences[0].supported
-    assert not wrong.sentences and "47.5" in wrong.removed[0].checks[0].detail
+    assert not wrong.sentences and "47.5" in wrong.removed[0].why_not
 
 
 def test_evidence_respects_budget_and_keeps_best_sentence_per_paper():
@@ -221,7 +197,7 @@ def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
     assert [s.supported for s in asked.sentences] == [True] and not asked.removed
     # Asked something else, the same words are claims of the answer's own, and most are not in the source.
     other = check_answer(draft, ev, emb, coverage_only, "What does BirdSet contain?")
-    assert not other.sentences and other.removed[0].checks[0].name == "coverage"
+    assert not other.sentences and any(c.name == "coverage" and not c.passed for c in other.removed[0].checks)
 
 
 def test_a_marker_used_as_a_noun_gets_the_papers_title():
@@ -362,27 +338,6 @@ def test_a_sentence_naming_several_papers_is_not_judged_against_one_passage():
     # Naming one paper, the same sentence is judged.
     _check_answer(draft.split(" and ")[0] + ".", evidence, embedder, trust, question, entail=entail)
     assert asked
-
-
-@pytest.mark.parametrize(
-    "draft,kept,dropped",
-    [
-        # A name from outside the source that only modifies the noun after it.
-        ("Lower entropy impairs the Wikipedia knowledge acquisition and retention [1].",
-         "Lower entropy impairs the knowledge acquisition and retention.", "Wikipedia"),
-        # A wrong expansion in parentheses around a true claim.
-        ("The method improves embedding benchmarks (Massive Text Embedding Benchmark) by 10.5 percent [2].",
-         "The method improves embedding benchmarks by 10.5 percent.", "(Massive Text Embedding Benchmark)"),
-    ],
-)  # fmt: skip
-def test_a_span_the_source_does_not_back_is_dropped_and_the_true_rest_kept(draft, kept, dropped):
-    emb, ev = _evidence()
-    checked = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, whole_sentences=False))
-    assert [s.text for s in checked.sentences] == [kept] and not checked.removed
-    assert any(c.name == "trimmed" and dropped in c.detail for c in checked.sentences[0].checks)
-    # Without trimming the whole true sentence goes.
-    off = check_answer(draft, ev, emb, Trust.of(support_threshold=0.3, trim_spans=False))
-    assert not off.sentences and off.removed
 
 
 @pytest.mark.parametrize(

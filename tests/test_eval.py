@@ -205,15 +205,16 @@ def test_run_and_report_with_fakes(tmp_path, indexed, embedder):
     replies = [
         "Knowledge entropy declines steadily as pretraining advances [1].",
         "They serve as heatmaps [9].",
+        "France won it [1].",  # no rule refuses before the model writes: the selector decides
     ]
-    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    pipeline, llm = make_pipeline(indexed, embedder, replies)
     results = run_config(Config("hybrid", "test"), items, pipeline)
     by_id = {r.id: r for r in results}
     assert by_id["g1"].scores["fact_recall"] == 1.0 and by_id["g1"].scores["citation_recall"] == 1.0
     assert by_id["g1"].ranked[0] == "p-entropy" and by_id["g1"].scores["hit@1"] == 1.0
     assert by_id["g2"].scores["fact_recall"] == 0.0  # the model said the wrong thing
     assert by_id["g3"].abstained and by_id["g3"].scores["correct"] == 1.0
-    assert len(llm.prompts) == 2  # the abstention spent no generation
+    assert len(llm.prompts) == 3  # every item drafted: no rule refuses before the model writes
 
     summary = write_report(tmp_path / "a", results, _meta())
     cfg = summary["configs"]["hybrid"]
@@ -270,16 +271,17 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path, indexed, embedder):
     replies = [
         "Knowledge entropy declines steadily as pretraining advances [1].",
         "They serve as heatmaps [9].",
+        "France won it [1].",
     ]
-    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    pipeline, llm = make_pipeline(indexed, embedder, replies)
     out, first = evaluate(pipeline, gold=[gold], configs=["hybrid"], out=tmp_path / "run")
     lines = (out / "progress.jsonl").read_text().splitlines()
-    assert len(lines) == 3 and len(llm.prompts) == 2  # each item written as it was scored
+    assert len(lines) == 3 and len(llm.prompts) == 3  # each item written as it was scored
     # Stopped after g1, in the middle of writing g2's line.
     (out / "progress.jsonl").write_text(lines[0] + "\n" + lines[1][:40])
-    pipeline, llm = make_pipeline(indexed, embedder, ["They serve as heatmaps [9]."], min_relevance=0.2)
+    pipeline, llm = make_pipeline(indexed, embedder, ["They serve as heatmaps [9].", "France won it [1]."])
     _, again = evaluate(pipeline, gold=[gold], configs=["hybrid"], out=out, resume=True)
-    assert len(llm.prompts) == 1  # only g2 drafted again; g1 kept, g3 abstains without drafting
+    assert len(llm.prompts) == 2  # only g2 and g3 drafted again; g1 kept
     assert again["resumed"] == 1 and "Resumed: 1" in (out / "report.md").read_text()
     assert again["configs"]["hybrid"]["fact_recall"] == first["configs"]["hybrid"]["fact_recall"]
     assert [r["id"] for r in read_jsonl(out / "results.jsonl")] == ["g1", "g2", "g3"]
@@ -316,20 +318,7 @@ def test_cli_eval_lists_configs_and_reports_bad_gold(tmp_path):
     assert missing.exit_code == 1 and "no summary.json" in missing.stderr
 
 
-def test_calibration_refuses_no_answerable_item(indexed, embedder):
-    from eval.calibrate import calibrate
-    from eval.gold import parse_item
-
-    items = [parse_item(r, "test") for r in GOLD]
-    pipeline, _ = make_pipeline(indexed, embedder)
-    result = calibrate(pipeline, items)
-    relevance = {it.id: rel for rel, it in result.rows}
-    assert result.wrongly_refused == 0
-    assert relevance["g3"] < result.threshold <= min(relevance["g1"], relevance["g2"])
-    assert result.caught == 1 and "min_relevance = " in result.lines()[-1]
-
-
-def test_ablation_judges_the_same_drafts_with_each_rule_off_and_rescore_matches(tmp_path, indexed, embedder):
+def test_ablation_judges_the_same_drafts_with_each_check_off_and_rescore_matches(tmp_path, indexed, embedder):
     from eval.gold import parse_item
     from eval.rescore import rescore
 
@@ -337,18 +326,14 @@ def test_ablation_judges_the_same_drafts_with_each_rule_off_and_rescore_matches(
     replies = [
         "Knowledge entropy declines steadily as pretraining advances [1].",
         "Routing weights serve as embeddings without finetuning in 77 ways [1].",  # invented number
-        "France won it [1].",  # drafted only for the ablation: low relevance refuses it first
+        "France won it [1].",
     ]
-    pipeline, llm = make_pipeline(indexed, embedder, replies, min_relevance=0.2)
+    pipeline, llm = make_pipeline(indexed, embedder, replies)
     results = run_config(Config("hybrid", "test"), items, pipeline, ablation=True)
-    assert len(llm.prompts) == 3  # every item drafted once, whatever the rules say
+    assert len(llm.prompts) == 3  # every item drafted once
     by_id = {r.id: r for r in results}
-    assert (
-        by_id["g3"].abstain_reason.startswith("no indexed passage")
-        and by_id["g3"].latency["first_token"] is None
-    )
+    assert by_id["g3"].abstained
     assert by_id["g2"].abstained and by_id["g2"].variants["numbers"]["refused_answerable"] == 0.0
-    assert by_id["g3"].variants["low_relevance"]["refused_unanswerable"] in (0.0, 1.0)
     assert by_id["g1"].variants["numbers"]["fact_recall"] == 1.0
     summary = write_report(tmp_path / "r", results, _meta())
     rows = summary["ablation"]["hybrid"]
@@ -381,7 +366,7 @@ def test_offered_counts_the_facts_and_tokens_each_config_shows_the_model_without
     from eval.offered import measure, table
 
     items = [parse_item(r, "test") for r in GOLD[:2]]
-    pipeline, llm = make_pipeline(indexed, embedder, [], min_relevance=0.2, source_within=10.0)
+    pipeline, llm = make_pipeline(indexed, embedder, [], source_within=10.0)
     offers = {(o.config, o.item): o for o in measure(pipeline, items, ["hybrid", "k5"], [0])}
     assert llm.prompts == []  # nothing generated
     assert offers["hybrid", "g1"].facts_shown == 1.0 and offers["hybrid", "g1"].sources[0] == "p-entropy"
@@ -410,10 +395,10 @@ def test_each_miss_gets_the_first_cause_that_holds():
     assert classify(result(scores={"facts_cited": 1.0}), item) is None
     assert classify(result(sources=["other"]), item).cause == "not_retrieved"
     removed = [{"text": "X uses GRPO (Gradient Reward).", "failed": ["..."], "checks": ["names"]}]
-    miss = classify(result(abstained=True, abstain_code="no_supported_sentence", removed=removed), item)
+    miss = classify(result(abstained=True, abstain_code="selected_refusal", removed=removed), item)
     assert (miss.cause, miss.detail) == ("true_sentence_removed", "names")
     assert (
-        classify(result(abstained=True, abstain_code="model_declined"), item).cause == "refused_after_writing"
+        classify(result(abstained=True, abstain_code="draft_declined"), item).cause == "refused_after_writing"
     )
     assert classify(result(answer="X uses a policy method."), item).cause == "non_answer_shown"
     assert classify(result(answer="X uses GRPO."), item).cause == "wrong_paper_cited"

@@ -130,7 +130,7 @@ def test_markdown_lists_every_cited_paper_once_and_bibtex_parses_back(indexed, e
              "knowledge acquisition [1]. Routing weights serve as embeddings [2].")  # fmt: skip
     # Every paper near the best sentence is a source: this question is about two papers, which the
     # one-paper rule (on by default) does not recognize, and this test is about exporting them.
-    pipeline, _ = make_pipeline(indexed, embedder, [reply], min_relevance=0.0, one_paper_within=0.0)
+    pipeline, _ = make_pipeline(indexed, embedder, [reply], one_paper_within=0.0)
     answer = pipeline.ask(
         "How does knowledge entropy change in pretraining, and do routing weights serve as embeddings?"
     )

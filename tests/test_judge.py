@@ -126,37 +126,3 @@ def test_the_shipped_judge_reads_its_source():
     assert (with_it > without).mean() >= 5 / 6
     assert (unrelated <= Trust().settings.judge_remove).mean() >= 5 / 6
     assert (with_it > unrelated).all()
-
-
-class _ByText:
-    """A judge that finds a claim supported when its words are in the passage, else unstated."""
-
-    sentences = 3
-
-    def judge(self, pairs):
-        from rag.text import content_words
-
-        out = []
-        for claim, passage_text in pairs:
-            inside = content_words(claim) <= content_words(passage_text)
-            out.append(Judgement(0.95, 0.03, 0.02) if inside else Judgement(0.04, 0.06, 0.9))
-        return out
-
-
-def test_a_clause_the_judge_rejects_costs_that_clause_not_the_true_one_beside_it(monkeypatch):
-    from rag.answer.trust import check_answer
-    from rag.questions import parse
-
-    monkeypatch.setattr(sj, "support_judge", lambda: _ByText())
-    paper = Paper(
-        "p1", "Sparse kernels decode faster. The method needs no retraining.", title="Fast decoding"
-    )
-    ev = evidence_for(paper, FakeEmbedder())
-    trust = Trust.of(
-        checks=["judge"], whole_sentences=False
-    )  # clause by clause (the default removes it whole)
-    draft = "Sparse kernels decode faster [1], and the method wins every benchmark ever made [1]."
-    checked = check_answer(draft, [ev], FakeEmbedder(), trust, parse("Is decoding faster?"), None)
-    shown = " ".join(s.text for s in checked.sentences)
-    assert "decode faster" in shown and "benchmark" not in shown
-    assert any("does not state it" in s.why_not for s in checked.removed)

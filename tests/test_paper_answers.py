@@ -4,15 +4,14 @@ restatement. Real seed abstracts; the embedder is the deterministic fake, so the
 set to 0 where a test is about the confirmation."""
 
 import json
-from dataclasses import replace
 
 from rag.answer.clean import clean_draft
 from rag.answer.stages import judge
-from rag.answer.trust import Trust, answer_removed, check_answer
+from rag.answer.trust import Trust, check_answer
 from rag.questions import parse
 from rag.search.evidence import evidence_for
 from rag.settings import Settings
-from rag.types import Check, Paper
+from rag.types import Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -103,10 +102,8 @@ def test_a_sentence_with_a_claim_of_its_own_is_checked_as_usual():
     assert not checked.supported and "99.9" in checked.removed[0].why_not
 
 
-def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_words():
-    # The quoted sentence is in the paper's words, the removed restatement in the question's:
-    # `answer_removed` (the answer was removed, what is left is about something else) must not
-    # refuse a paper the model said answers the question.
+def test_a_confirmed_paper_is_shown_as_its_quote_and_the_restatement_removed():
+    # The quoted sentence is in the paper's words, the removed restatement in the question's.
     question = "Is there a paper on making an AI forget a huge amount of memorized facts without hurting its reasoning?"  # fmt: skip
     draft = (
         "Yes, there is a paper on making an AI forget a huge amount of memorized facts without hurting its "
@@ -115,9 +112,6 @@ def test_a_confirmed_paper_answers_although_the_removed_restatement_shared_more_
     checked = check_answer(draft, [_source(WASHING)], FakeEmbedder(), ON, parse(question), lambda ev, q: True)
     [shown] = checked.sentences
     assert shown.checks[0].name == "paper_fit" and checked.removed
-    assert not answer_removed(parse(question), checked)
-    unconfirmed = replace(checked, sentences=[replace(shown, checks=[Check("similarity", True)])])
-    assert answer_removed(parse(question), unconfirmed)
 
 
 def test_a_which_paper_answer_that_names_its_paper_by_the_marker_alone_keeps_it():

@@ -1,4 +1,4 @@
-"""`citewise eval --replay`: stored drafts, grades and paper confirmations answered from a run's
+"""`citewise eval --replay`: stored drafts and paper confirmations answered from a run's
 results.jsonl; a confirmation the run never stored is asked of the live model, or fails clearly."""
 
 import json
@@ -11,8 +11,6 @@ from rag.answer.prompts import (
     CONFIRM_USER,
     ENTAIL_SYSTEM,
     ENTAIL_USER,
-    JUDGE_SYSTEM,
-    JUDGE_USER,
 )
 from rag.llm import LLMError
 from tests.fakes import FakeLLM
@@ -23,7 +21,7 @@ TITLE = "Learning Diagrams: A Graphical Language for Compositional Training Regi
 
 def _run(tmp_path, **extra):
     row = {"id": "which-13", "question": QUESTION, "query": QUESTION, "answered": True,
-           "draft": "The paper is [1].", "judged": True, **extra}  # fmt: skip
+           "draft": "The paper is [1].", **extra}  # fmt: skip
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     return tmp_path
 
@@ -33,13 +31,10 @@ def _confirm(title: str = TITLE) -> list[dict[str, str]]:
     return [{"role": "system", "content": CONFIRM_SYSTEM}, {"role": "user", "content": user}]
 
 
-def test_stored_draft_grade_and_confirmation_are_replayed(tmp_path):
+def test_stored_draft_and_confirmation_are_replayed(tmp_path):
     llm = ReplayLLM(_run(tmp_path, paper_confirmed={TITLE: False}))
     assert llm.items == {"which-13"}
     assert llm.complete([{"role": "system", "content": "x"}, {"role": "user", "content": f"Question: {QUESTION}\n..."}]) == "The paper is [1]."  # fmt: skip
-    judge = [{"role": "system", "content": JUDGE_SYSTEM},
-             {"role": "user", "content": JUDGE_USER.format(question=QUESTION, answer="x")}]  # fmt: skip
-    assert llm.complete(judge) == "YES"
     assert llm.complete(_confirm()) == "NO"
 
 

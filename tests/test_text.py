@@ -101,19 +101,6 @@ def test_follow_ups_about_the_paper_just_discussed():
         assert not qs.parse(question).points_at_paper, question
 
 
-def test_clauses_split_two_statements_and_leave_lists_whole():
-    assert tx.clauses("STBLLM reaches 11.07 [2], and ImProver works in Lean [1].") == [
-        "STBLLM reaches 11.07 [2].",
-        "ImProver works in Lean [1].",
-    ]
-    assert tx.clauses("X improves accuracy; Y cuts the cost by half.") == [
-        "X improves accuracy.",
-        "Y cuts the cost by half.",
-    ]
-    assert tx.clauses("It uses LoRA, DoRA, and VeRA.") == ["It uses LoRA, DoRA, and VeRA."]  # a list
-    assert tx.clauses("It is fast and it is small.") == ["It is fast and it is small."]  # no comma: one claim
-
-
 @pytest.mark.parametrize(
     "raw,shown",
     [

@@ -1,6 +1,7 @@
 """Checks and rules are classes chosen by name in the settings: a new one is one class and its
 name; an unknown name stops the program at start-up with the names it knows."""
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -53,31 +54,26 @@ def test_a_new_check_is_one_class_and_its_name_in_the_settings():
     quiet = "Knowledge entropy declines as pretraining advances [1]."
     loud = "Knowledge entropy DECLINES as pretraining advances [1]."
     assert check_answer(quiet, evidence, embedder, trust, parse("q")).sentences
+    # Its result is one more feature of the sentence decision, and in the sentence's checks; the
+    # decision weighs it once it is trained with it (python -m eval.judge.train_sentence).
     shouted = check_answer(loud, evidence, embedder, trust, parse("q"))
-    assert not shouted.supported
-    assert [c.name for s in shouted.removed for c in s.checks if not c.passed] == ["toy_no_shouting"]
+    checks = [c for s in shouted.sentences + shouted.removed for c in s.checks]
+    assert [c.name for c in checks if not c.passed and c.name != "decision"] == ["toy_no_shouting"]
+    vector = np.asarray(embedder.embed(loud), dtype=np.float32)
+    assert trust.verify(loud, vector, evidence[0]).features["fail_toy_no_shouting"] == 1.0
     # Without its name in the settings the class is never run.
-    assert check_answer(loud, evidence, embedder, Trust.of(support_threshold=0.3), parse("q")).supported
+    plain = check_answer(loud, evidence, embedder, Trust.of(support_threshold=0.3), parse("q"))
+    assert "toy_no_shouting" not in {c.name for s in plain.sentences + plain.removed for c in s.checks}
 
 
 def test_a_new_rule_is_one_class_and_its_name_in_the_settings():
     assert RULES["toy_too_long"] is TooLong
     trust = Trust.of(rules=["toy_too_long"])
     nothing = check_answer("", [], FakeEmbedder(), trust, parse("q"))
-    refusal = trust.after_generation("x" * 41, nothing, parse("q"))
+    (rule,) = trust.refusal_rules  # a signal the selector reads (`rule_toy_too_long`)
+    refusal = rule.refuse(Drafted("x" * 41, nothing, parse("q")))
     assert refusal.code == "toy_too_long" and refusal.reason == TooLong.reason
-    assert trust.after_generation("short", nothing, parse("q")) is None
-
-
-def test_rules_run_in_the_settings_order():
-    nothing = check_answer("", [], FakeEmbedder(), Trust(), parse("q"))
-    first = Trust.of(rules=["toy_too_long", "model_declined"]).after_generation(
-        "I cannot answer" + "." * 40, nothing, parse("q")
-    )
-    second = Trust.of(rules=["model_declined", "toy_too_long"]).after_generation(
-        "I cannot answer" + "." * 40, nothing, parse("q")
-    )
-    assert (first.code, second.code) == ("toy_too_long", "model_declined")
+    assert rule.refuse(Drafted("short", nothing, parse("q"))) is None
 
 
 def test_an_unknown_name_is_an_error_that_lists_the_known_ones():
@@ -99,7 +95,7 @@ def test_the_cli_stops_at_start_up_on_an_unknown_name(monkeypatch, tmp_path):
 
 def test_the_trust_section_reads_its_own_variables(monkeypatch):
     monkeypatch.setenv("RAG_TRUST__MIN_COVERAGE", "0.7")
-    monkeypatch.setenv("RAG_TRUST__RULES", '["model_declined"]')
+    monkeypatch.setenv("RAG_TRUST__RULES", '["restates_question"]')
     settings = Settings()
-    assert settings.trust.min_coverage == 0.7 and settings.trust.rules == ["model_declined"]
-    assert Trust(settings.trust).rules == ("model_declined",)
+    assert settings.trust.min_coverage == 0.7 and settings.trust.rules == ["restates_question"]
+    assert Trust(settings.trust).rules == ("restates_question",)

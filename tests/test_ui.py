@@ -53,7 +53,7 @@ def test_errors_become_friendly_messages(indexed, embedder):
 
 
 def test_refusal_lists_closest_papers(indexed, embedder):
-    pipeline, _ = make_pipeline(indexed, embedder, [], min_relevance=0.99)
+    pipeline, _ = make_pipeline(indexed, embedder, ["Tungsten boils at 5555 degrees [1]."])
     text = _run(pipeline, "What is the boiling point of tungsten?")[-1][0][-1]["content"]
     assert "do not answer" in text and "Closest papers" in text
 

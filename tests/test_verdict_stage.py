@@ -23,7 +23,12 @@ def _labels(contradicted: str = "", unstated: str = ""):
 
 def _pipeline(indexed, embedder, draft: str, on_contradiction="remove", **labels):
     pipeline, llm = make_pipeline(
-        indexed, embedder, [draft], min_coverage=0.2, support_threshold=0.2, on_contradiction=on_contradiction
+        # Every sentence kept by the sentence decision: the verdict is what these tests are about.
+        indexed,
+        embedder,
+        [draft],
+        keep_threshold=0.0,
+        on_contradiction=on_contradiction,
     )
     llm.verdict = _labels(**labels)
     return pipeline, llm
@@ -36,12 +41,15 @@ def test_a_contradicted_sentence_is_removed_with_the_sentence_of_its_source(inde
     (removed,) = [s for s in answer.removed if "helps" in s.text]
     assert "says otherwise" in removed.why_not and "impairs knowledge acquisition" in removed.why_not
     assert any(t.stage == "verdict" and t.decision == "removed" for t in answer.trace)
-    # Without the stage the same draft shows the contradiction: the rules alone pass it.
-    rules_only, _ = make_pipeline(
-        indexed, embedder, [f"{TRUE} {FALSE}"], min_coverage=0.2, support_threshold=0.2,
-        answer_stages=["clean", "check", "refuse", "complete", "wanted", "render"],
-    )  # fmt: skip
-    assert "helps" in rules_only.ask(QUESTION).text
+    # Without the stage, every sentence kept by the sentence decision, the contradiction is shown.
+    checks_only, _ = make_pipeline(
+        indexed,
+        embedder,
+        [f"{TRUE} {FALSE}"],
+        answer_stages=["clean", "check", "select", "complete", "render"],
+        keep_threshold=0.0,
+    )
+    assert "helps" in checks_only.ask(QUESTION).text
 
 
 def test_by_default_a_contradicted_sentence_is_shown_marked_with_the_sentence_of_its_source(
@@ -85,7 +93,7 @@ def test_an_unstated_sentence_is_shown_and_marked(indexed, embedder):
 def test_every_sentence_contradicted_leaves_nothing_backed_and_the_answer_is_refused(indexed, embedder):
     pipeline, _ = _pipeline(indexed, embedder, FALSE, contradicted="helps")
     answer = pipeline.ask(QUESTION)
-    assert answer.abstained and answer.abstain_code == "no_supported_sentence"
+    assert answer.abstained and not answer.sentences
 
 
 def test_a_sentence_copied_from_its_source_needs_no_model(indexed, embedder):

@@ -7,25 +7,25 @@ import numpy as np
 import pytest
 
 from rag.answer.trust import (
+    RULES,
     Checked,
+    Drafted,
     Trust,
-    answer_removed,
     check_direction,
     check_names,
     check_numbers,
     check_polarity,
-    check_topic,
     has_claim,
     is_refusal,
-    off_question,
     restates_question,
     unstated_focus,
 )
 from rag.answer.trust import check_answer as _check_answer
 from rag.questions import parse
 from rag.search.evidence import evidence_for
-from rag.text import content_words, shared_names
-from rag.types import AnswerSentence, Chunk, Citation, Paper, Passage, SearchResult
+from rag.settings import TrustSettings
+from rag.text import content_words
+from rag.types import AnswerSentence, Citation, Paper
 from tests.conftest import SEEDS
 from tests.fakes import FakeEmbedder
 
@@ -202,7 +202,7 @@ def test_similarity_flags_another_papers_sentence_and_no_check_is_skipped_for_sh
 
     assert verdict(RRM).passed
     other = verdict("Patch-level training aggregates multiple tokens into a patch to cut training costs.")
-    assert not other.passed and {c.name for c in other.failed} == {"coverage", "similarity"}
+    assert not other.passed and {c.name for c in other.failed} - {"decision"} == {"coverage", "similarity"}
     # A two-word claim with a wrong number is still checked.
     assert not verdict("Accuracy 91.2%.").passed
     assert not has_claim("Yes.") and has_claim("Accuracy 91.2%.")
@@ -225,42 +225,6 @@ def test_refusal_rules():
     # Asking for a paper, "how many X" says what the paper does: the answer is the paper, not a count.
     rank_paper = "Is there a paper that picks how many GPUs each layer of Time-MoE gets?"
     assert unstated_focus(parse(rank_paper), [ABSTRACTS["e1wDDFmlVu"]]) == []
-    trust = Trust.of(min_relevance=0.3)
-    assert trust.before_generation(parse("anything"), 0.1, []).code == "low_relevance"
-    assert trust.without("low_relevance").before_generation(parse("anything"), 0.1, []) is None
-    # A short question about an acronym embeds far from every passage; a source naming it keeps it.
-    moe = [ABSTRACTS["e1wDDFmlVu"], ABSTRACTS["dRXxFEY8ZE"]]
-    assert shared_names(parse("Which papers use MoE?").names, moe) == ["MoE"]
-    assert trust.before_generation(parse("Which papers use MoE?"), 0.1, moe) is None
-    assert (
-        trust.before_generation(parse("Who won the 2014 Tour de France?"), 0.1, moe).code == "low_relevance"
-    )
-    # The gate reads titles too: a title may be the only place that names the method.
-    scope = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
-    assert (
-        "SCOPE" in scope.text
-        and trust.before_generation(parse("What does SCOPE do?"), 0.1, [scope.text]) is None
-    )
-    nothing = Checked("", [], [], [], 0, [])
-    assert trust.after_generation("Entropy declines.", nothing, parse("q")).code == "no_supported_sentence"
-    assert trust.after_generation("I cannot answer this.", nothing, parse("q")).code == "model_declined"
-    backed = Checked("", [], [], [], 0, ["Time-MoE uses a sparse mixture-of-experts design"])
-    graded = trust.with_(rules=[*trust.rules, "judged_unanswered"])
-    assert "judged_unanswered" in trust.rules  # on by default
-    assert (
-        graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: False).code
-        == "judged_unanswered"
-    )
-    assert (
-        graded.after_generation("x", backed, parse("Which optimizer?"), lambda c: None) is None
-    )  # no verdict
-    # Asked for a number, the answer's form tells (the `wanted` stage): the model is not asked.
-    asked = []
-    assert graded.after_generation("x", backed, parse("How many layers?"), lambda c: asked.append(c)) is None
-    assert not asked
-    assert (
-        graded.without("judged_unanswered").after_generation("x", backed, parse("q"), lambda c: False) is None
-    )
 
 
 @pytest.mark.parametrize(
@@ -293,8 +257,9 @@ def test_an_answer_that_only_repeats_the_question_is_refused():
     echo = _shown("The sampling temperature is used in the Best-of-N aware fine-tuning experiments [1].")
     checked = Checked("", echo, [], [], 0, ["x"])
     assert restates_question(parse(question), checked)
-    assert Trust().after_generation("x", checked, parse(question)).code == "restates_question"
-    assert Trust().without("restates_question").after_generation("x", checked, parse(question)) is None
+    # A signal the selector reads, not a refusal of its own.
+    rule = RULES["restates_question"](TrustSettings())
+    assert rule.refuse(Drafted("x", checked, parse(question))).code == "restates_question"
     # One word the question did not say is an answer; so is a yes/no question answered in its words.
     said = _shown("The experiments sample at temperature 0.7 [1].")
     assert not restates_question(parse(question), Checked("", said, [], [], 0, ["x"]))
@@ -340,101 +305,9 @@ def test_a_scaled_number_equals_it_written_out_and_hyphenated_numbers_measure_no
     assert not check_quantities("It reaches 80.1% on PPG retrieval.", source).passed
 
 
-def test_an_answer_whose_answering_sentence_failed_is_refused():
-    question = "How do graph neural networks handle molecular property prediction for drug toxicity?"
-    removed = _shown(
-        "Graph neural networks (GNNs) handle molecular property prediction for drug toxicity by using a "
-        "novel Riemannian flow matching framework to reduce the dimensionality of the problem."
-    )
-    context = _shown(
-        "This approach treats metal nodes and organic linkers as rigid bodies, capitalizing on the "
-        "inherent modularity of MOFs [1]."
-    )
-    checked = Checked("", context, removed, [], 0, ["x"])
-    assert answer_removed(parse(question), checked)
-    assert Trust().after_generation("x", checked, parse(question)).code == "answer_removed"
-    # What is left still speaks to the question: the answer stands.
-    kept = _shown("Graph neural networks predict the toxicity of a drug from its molecular graph [1].")
-    assert not answer_removed(parse(question), Checked("", kept, removed, [], 0, ["x"]))
-
-
-def test_a_cited_title_is_not_what_is_left_of_an_answer():
-    # The answering sentence failed; what is left shares the question's words only through the
-    # title of the paper it cites, which says where the claim comes from, not what it answers.
-    question = "Up to what sequence length does Sparse Windowing extend the Falcon models?"
-    removed = _shown("Sparse Windowing extends the Falcon models up to a sequence length of 64K.")
-    title = "Sparse Windowing for Long Sequence Falcon Models"
-    cited = [Citation(1, "p", title, "", [], "", 0, 0, 0.9)]
-    left = _shown(f"This is stated in {title}, which profiles each layer of the model [1].")
-    checked = Checked("", left, removed, cited, 0, ["x"])
-    assert answer_removed(parse(question), checked)
-    assert not answer_removed(parse(question), Checked("", left, removed, [], 0, ["x"]))
-
-
-def test_an_answer_about_something_else_is_refused():
-    question = "How many players are on the pitch for each side in water polo?"
-    other = _shown("The equilibrium of the two-team polymatrix game is CLS-hard to compute [1].")
-    checked = Checked("", other, [], [], 0, ["x"])
-    assert off_question(parse(question), checked)
-    assert Trust().after_generation("x", checked, parse(question)).code == "off_question"
-    # One of the question's words is enough to be about it.
-    near = _shown("Each side of the polymatrix game has its own adversary [1].")
-    assert not off_question(parse(question), Checked("", near, [], [], 0, ["x"]))
-    # A follow-up's words point back, and a which-paper answer's title is the answer.
-    assert not off_question(parse("What did they train on?"), Checked("", other, [], [], 0, ["x"]))
-    assert not off_question(parse("Which paper studies water polo tactics?"), checked)
-
-
-def test_the_gate_on_retrieved_papers_reads_their_titles_and_best_similarity():
-    # What the pipeline and the ablation both call: SCOPE is named only in the title.
-    paper = Paper("x", "We improve faithfulness in conditional generation.", title="SCOPE: A Framework")
-    passage = Passage(Chunk("x", 0, paper.abstract, 0, len(paper.abstract)), paper, 1.0, 0.1)
-    results = [SearchResult(1, paper, 1.0, [passage])]
-    trust = Trust.of(min_relevance=0.3)
-    assert trust.screen(parse("What does SCOPE do?"), results) is None
-    assert trust.screen(parse("Who won the 2014 Tour de France?"), results).code == "low_relevance"
-    assert trust.screen(parse("What does SCOPE do?"), []).code == "low_relevance"
-
-
 SCOPE, DIAGRAMS, TIME_MOE_PAPER = PAPERS["dTkqaCKLPp"], PAPERS["dqyuCsBvn9"], PAPERS["e1wDDFmlVu"]
 MUSIC = "How do diffusion models generate music from song lyrics?"
 TOXICITY = "How do graph neural networks handle molecular property prediction for drug toxicity?"
-
-
-def test_topic_a_sentence_in_the_questions_words_cites_a_paper_that_has_them():
-    # A real draft of the default model (dev, unanswerable): the question's subject, then SCOPE's
-    # method in SCOPE's words. Coverage passed it: the question's words are under half of it.
-    draft = (
-        "Diffusion models generate music from song lyrics by using a self-supervised method that "
-        "introduces unfaithful samples and then refines the model to encourage grounded outputs."
-    )
-    check = check_topic(content_words(draft), content_words(MUSIC), SCOPE.text)
-    assert not check.passed
-    assert "music" in check.detail and "lyric" in check.detail
-    # The paper the question is about, restated in the question's words, passes.
-    question = "Which data collection did Time-MoE learn from before forecasting?"
-    answer = "Time-MoE learned from Time-300B, a data collection spanning over 9 domains."
-    assert check_topic(content_words(answer), content_words(question), TIME_MOE_PAPER.text).passed
-    # One word of the question is not a restatement of it.
-    one = "A self-supervised method introduces unfaithful samples into music."
-    assert check_topic(content_words(one), content_words(MUSIC), SCOPE.text).passed
-
-
-def test_topic_refuses_an_answer_whose_restatement_cites_an_unrelated_paper():
-    embedder = FakeEmbedder()
-    evidence = [evidence_for(DIAGRAMS, embedder, 1)]
-    draft = (
-        "Graph neural networks handle molecular property prediction for drug toxicity by using learning "
-        "diagrams, which are graphical depictions of training setups [1]. These diagrams allow "
-        "practitioners to build complicated models as compositions of smaller components [1]."
-    )
-    only_topic = Trust.of(checks=["topic"])
-    checked = check_answer(draft, evidence, embedder, only_topic, TOXICITY)
-    assert [c.name for s in checked.removed for c in s.checks if not c.passed] == ["topic"]
-    assert only_topic.after_generation(draft, checked, parse(TOXICITY)).code == "answer_removed"
-    # Without the check both sentences stand, and so does the answer.
-    unchecked = check_answer(draft, evidence, embedder, Trust.of(checks=[]), TOXICITY)
-    assert len(unchecked.sentences) == 2 and not unchecked.removed
 
 
 @pytest.mark.parametrize(

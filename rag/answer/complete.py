@@ -44,36 +44,6 @@ def lacks_wanted(intent: Intent, answer: str) -> bool:
     return intent.wants is Wanted.NUMBER and not tx.amounts(answer) - tx.amounts(intent.question)
 
 
-def complete_wanted(
-    intent: Intent, sentences: list[AnswerSentence], citations: list[Citation], evidence: Sequence[Evidence]
-) -> AnswerSentence | None:
-    """Asked for an amount that the answer lacks (`lacks_wanted`), the cited papers' shown
-    sentence that gives one and best fits the question (most of what it counts, then most of its
-    words, then relevance), quoted; None when no such sentence states an amount: another source's
-    number would answer another paper's question."""
-    cited = {c.paper_id: c.number for c in citations}
-    known = tx.amounts(" ".join(s.text for s in sentences)) | tx.amounts(intent.question)
-    focus = tx.content_words(" ".join(intent.counts))
-    best, best_key = None, (-1, -1, 0.0)
-    for ev in evidence:
-        if ev.paper.id not in cited:
-            continue
-        for i in ev.chosen or range(len(ev.sentences)):
-            sentence = ev.sentences[i]
-            if not tx.amounts(sentence.text) - known:
-                continue
-            words = tx.content_words(sentence.text)
-            key = (len(words & focus), len(words & intent.words), sentence.score)
-            if key > best_key:
-                best, best_key = (ev, sentence.text), key
-    if best is None:
-        return None
-    ev, text = best
-    return AnswerSentence(
-        f"“{text.rstrip('.')}”.", [cited[ev.paper.id]], True, 1.0, False, [Check("quoted", True)]
-    )
-
-
 def missing_parts(intent: Intent, answer: str) -> list[tuple[str, set[str]]]:
     """(part, its focus words) for each part the answer leaves out: its focus words are not
     mentioned, or, for a comparison, the answer states fewer than two numbers."""

@@ -26,7 +26,7 @@ from rag.answer.select.selector import shipped_selector
 from rag.answer.select.stage import Selection
 from rag.answer.stages import judge
 from rag.answer.trust import Stance, Trust, trust_from_settings
-from rag.answer.verdicts import confirm_paper, entail_key, grade, stance
+from rag.answer.verdicts import confirm_paper, entail_key, stance
 from rag.filters import Filters, combine
 from rag.index.embedding import Embedder, embedder_from_settings
 from rag.index.sentence_vectors import SentenceVectors, sentence_vectors_from_settings
@@ -156,12 +156,10 @@ class Pipeline:
         model: str | None = None,
         temperature: float | None = None,
         trust: Trust | None = None,
-        draft_always: bool = False,
         filters: Filters | None = None,
     ) -> Iterator[Event]:
         """Sources, then the draft token by token, then the checked `Answer`. `filters` keep the
-        sources within a venue, year or status. `draft_always` (evaluation only) generates even
-        when a rule refuses before generation."""
+        sources within a venue, year or status."""
         s = self.settings
         started = time.perf_counter()
         question = self.validate(question)
@@ -226,12 +224,8 @@ class Pipeline:
                 self, intent, parts, results, trust, clock, backend, model, temperature
             )
             return
+        # The rules before generation are the selector's signals: none refuses on its own.
         selection = self.selection(intent, results, evidence, trust)
-        # With the selector, the rules before generation are signals: none refuses on its own.
-        gate = None if selection else trust.screen(intent, results, evidence)
-        if gate and not draft_always:
-            yield finish(**judge(intent, "", [], self.embedder, trust, gate=gate))
-            return
         yield PreviewEvent(evidence)
         prompts = prompts_for(intent, evidence)
         try:
@@ -246,7 +240,7 @@ class Pipeline:
         # The verdict reads the answer's prompt, which llama.cpp has cached; answers written in
         # parts had one prompt each, and are judged after a prompt of their own.
         said = prompts[0][0] if len(prompts) == 1 else build_messages(intent.query, evidence)
-        fields = self.judge_draft(intent, draft, evidence, llm, trust, gate, (said, timings), selection)
+        fields = self.judge_draft(intent, draft, evidence, llm, trust, (said, timings), selection)
         tokens = [count_prompt_tokens(llm, m) for m, _ in prompts]
         yield finish(**fields, draft=draft, evidence=evidence, backend=llm.backend, model=llm.model,
                      prompt_tokens=None if None in tokens else sum(tokens), cached_tokens=cached)  # fmt: skip
@@ -258,11 +252,10 @@ class Pipeline:
         evidence: list[Evidence],
         llm: LLM,
         trust: Trust,
-        gate,
         conversation: tuple[list[Message], Timings] | None = None,
         selection: Selection | None = None,
     ) -> dict:
-        """The draft through the answer stages, with the model as the confirmer and the grader;
+        """The draft through the answer stages, with the model as the confirmer and the verdict;
         the papers it confirmed are kept so the eval can judge the same draft again."""
         confirmed, entailed = {}, {}  # paper title -> confirmed; entail_key -> the Stance's value
 
@@ -287,14 +280,9 @@ class Pipeline:
             timings.verdict = time.perf_counter() - started
             return said
 
-        fields = judge(intent, draft, evidence, self.embedder, trust, gate=gate,
-                       grade=lambda checked: grade(llm, checked.text, intent.question),
-                       confirm=confirm, stages=self.settings.answer_stages, entail=entail,
+        fields = judge(intent, draft, evidence, self.embedder, trust, confirm=confirm, stages=self.settings.answer_stages, entail=entail,
                        audit=verdicts if conversation else None,
                        answering=self.answering(intent.query), selection=selection)  # fmt: skip
-        if not gate:
-            passed = Step("screen", "passed", "", "the sources are close enough to the question")
-            fields["trace"] = [passed, *fields.get("trace", [])]
         if fields.get("abstained"):
             log.info("refused (%s): %s", fields["abstain_code"], draft)
         return fields | {"paper_confirmed": confirmed, "entailed": entailed}
@@ -303,18 +291,15 @@ class Pipeline:
         self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], within: Filters
     ) -> list[Part]:
         """The parts the answer is written in (rag/answer/parts/), or [] for one prompt."""
-        if not self.settings.parts.enabled or "select" not in self.settings.answer_stages:
+        if not self.settings.parts.enabled:
             return []
         search_one = lambda asked: self.search(asked, 5, filters=within)  # noqa: E731
         return plan_parts(intent, results, evidence, search_one, self.settings.parts.kinds)
 
     def selection(
         self, intent: Intent, results: list[SearchResult], evidence: list[Evidence], trust: Trust
-    ) -> Selection | None:
-        """The selector bound to this answer with what it reads before generation (None when the
-        `select` stage is not among the settings' stages)."""
-        if "select" not in self.settings.answer_stages:
-            return None
+    ) -> Selection:
+        """The selector bound to this answer with what it reads before generation."""
         s = self.settings.select
         selector = shipped_selector()
         if selector is not None and s.threshold is not None:

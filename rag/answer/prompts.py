@@ -30,8 +30,6 @@ SYSTEM_PROMPT = """You are a research assistant. You answer questions using the 
 # The model grades its checked answer in a fresh, short conversation (about 60 tokens, under a
 # second on 2 cores): graded apart from the sources, a small model flags an answer that quotes
 # true but unrelated sentences more often than as one more turn of the answer's own conversation.
-JUDGE_SYSTEM = "You check whether an answer responds to a question. Reply with one word: YES or NO."
-JUDGE_USER = "Question: {question}\nAnswer: {answer}\nDoes the answer give what the question asks for?"
 
 # Asked which paper, a sentence naming one in the question's own words is confirmed by the model
 # against that paper's evidence, in a fresh short conversation (2-3 s on 2 cores, only for such

@@ -4,42 +4,36 @@ reason), so "why was this sentence removed?" has an answer.
 
   clean     drop echoed markup, author attributions, list enumerators and sentences that only
             point at the sources (`clean.clean_draft`)
-  check     check every sentence against the source it cites: keep it, give it to another source
-            that backs it, split it into clauses, or remove it with its failed checks
+  check     every sentence against the source it cites, kept or removed whole by one learned
+            decision over its checks (`trust.keep`): shown under a source that supports it (another
+            offered one when the model misplaced its marker), or removed with the reason in words
             (`trust.check_answer`)
   verdict   the model, after the answer's cached prompt, judges each checked sentence against the
             source it cites: a contradicted one is marked with the source's sentence (or removed,
-            `trust.on_contradiction`), an unstated one marked; each verdict is in the trace (`audit`)
-  answered  when the answer judge finds a shown evidence sentence that answers the question and no
-            answer sentence that does (or, asked about several subjects, a subject's source the
-            answer leaves out), that sentence quoted with its citation; a draft that declined is
-            then no refusal (`answered.quotes_needed`)
-  refuse    the abstention rules on the checked answer (`trust.Trust.after_generation`)
-  complete  quote the evidence for each part of the question the answer leaves out, and name the
-            paper a which-paper answer does not (`complete.complete`)
-  wanted    an answer without the kind of thing the question asks for (a number, asked "how
-            many") gets the cited paper's sentence that gives it, quoted, or is refused
-            (`complete.lacks_wanted`, `complete.complete_wanted`)
+            `trust.on_contradiction`), an unstated one marked; each verdict is in the trace (`audit`);
+            asked only where it can change the selector's decision
   select    one decision over every signal (rag/answer/select/): show the checked draft, quote
             the sentence of the question's paper that answers, or refuse naming the nearest
-            sentence; replaces `answered`, `refuse` and `wanted`, which remain for comparison
+            sentence
+  complete  quote the evidence for each part of the question the answer leaves out, and name the
+            paper a which-paper answer does not (`complete.complete`)
   render    the shown text with its markers renumbered in reading order
 
-`clean`, `verdict`, `answered`, `refuse`, `complete` and `wanted` can be switched off by name (settings `answer_stages`, eval
-`--ablation`); `check` and `render` make the answer and always run.
+`clean`, `verdict` and `complete` can be switched off by name (settings `answer_stages`, eval
+`--ablation`); `check`, `select` and `render` make the answer and always run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rag import text as tx
 from rag.answer import audit as au
-from rag.answer.answered import Answering, add_quotes, quotes_needed
+from rag.answer.answered import Answering
 from rag.answer.citations import compact, render_text, strip_markers
 from rag.answer.clean import clean_draft
-from rag.answer.complete import complete, complete_wanted, lacks_wanted
+from rag.answer.complete import complete
 from rag.answer.prompts import REFUSAL
 from rag.answer.select.stage import Select, Selection
 from rag.answer.trust import Checked, Confirm, Entail, Refusal, Stance, Trust, check_answer
@@ -48,11 +42,8 @@ from rag.questions import Intent
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Check, Citation, Step
 
-STAGES = ("clean", "check", "verdict", "select", "answered", "refuse", "complete", "wanted", "render")
-OPTIONAL = ("clean", "verdict", "select", "answered", "refuse", "complete", "wanted")
-# The chain of rules the selector replaced, kept to measure against (eval config `rules`): with
-# these stages (and `trust.whole_sentences` false) an answer is made as before the selector.
-RULE_STAGES = ("clean", "check", "verdict", "answered", "refuse", "complete", "wanted", "render")
+STAGES = ("clean", "check", "verdict", "select", "complete", "render")
+OPTIONAL = ("clean", "verdict", "complete")
 
 
 @dataclass
@@ -65,7 +56,6 @@ class Context:
     embedder: Embedder
     trust: Trust
     confirm: Confirm | None = None  # does this source's paper answer the which-paper question?
-    grade: Callable[[Checked], bool | None] | None = None  # does the checked answer answer?
     entail: Entail | None = None  # what does the cited abstract say of the sentence?
     audit: au.Audit | None = None  # the model's stance on each statement, after the answer's prompt
     answering: Answering | None = None  # the answer judge bound to the question (None: not used)
@@ -82,8 +72,7 @@ class Work:
     sentences: list[AnswerSentence] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     refusal: Refusal | None = None
-    judged: bool | None = None
-    quoted: bool = False  # the `answered` stage quoted evidence: a declining draft is overruled
+    quoted: bool = False  # the `select` stage showed the quote of the sentence that answers
     stances: list[str] | None = None  # the model's verdict on each shown sentence (None: not asked)
     verdict_skipped: bool = False  # the cascade did not ask: no verdict could change the decision
     selected: dict | None = None  # the `select` stage's features, decision and candidates
@@ -138,29 +127,6 @@ class CheckSentences:
             work.note(
                 self.name, "dropped markers", "", f"{checked.invented} pointed at sources never offered"
             )
-
-
-class Refuse:
-    """The abstention rules: refuse when the checked answer is not one."""
-
-    name = "refuse"
-
-    def __call__(self, work: Work, ctx: Context) -> None:
-        assert work.checked is not None, "refuse runs after check"
-        grades: list[bool | None] = []
-
-        def graded(checked: Checked) -> bool | None:
-            grades.append(ctx.grade(checked) if ctx.grade else None)
-            return grades[-1]
-
-        # A draft that declined while its evidence answers was answered by a quote (`answered`).
-        draft = render_text(work.sentences, work.citations) if work.quoted else work.draft
-        work.refusal = ctx.trust.after_generation(draft, work.checked, ctx.intent, graded)
-        work.judged = grades[0] if grades else None
-        if work.refusal:
-            work.note(self.name, "refused", "", f"{work.refusal.code}: {work.refusal.reason}")
-        else:
-            work.note(self.name, "answered", "", f"no rule refused ({', '.join(ctx.trust.rules)})")
 
 
 class JudgedInContext:
@@ -222,31 +188,6 @@ class JudgedInContext:
         checked.text = render_text(kept, work.citations)
 
 
-class Answered:
-    """The evidence sentence that answers, quoted, when the answer does not (`answered.py`)."""
-
-    name = "answered"
-
-    def __call__(self, work: Work, ctx: Context) -> None:
-        checked = work.checked
-        assert checked is not None, "answered runs after check"
-        if ctx.answering is None:
-            work.note(self.name, "skipped", "", "the answer judge is off")
-            return
-        keep = ctx.trust.settings.answer_keep
-        quotes = quotes_needed(ctx.intent, work.sentences, work.citations, ctx.evidence, ctx.answering, keep)
-        if not quotes:
-            work.note(self.name, "answered", "", "the answer answers, or no shown sentence does")
-            return
-        work.sentences, work.citations = add_quotes(quotes, work.sentences, work.citations)
-        checked.sentences, checked.citations = work.sentences, work.citations
-        checked.supported += [q.sentence.text for q in quotes]
-        checked.text = render_text(work.sentences, work.citations)
-        work.quoted = True
-        for q, s in zip(quotes, work.sentences[-len(quotes) :]):
-            work.note(self.name, "added", s.text, q.why)
-
-
 class Complete:
     """Quoted evidence for the parts of the question the answer leaves out (extractive, so faithful)."""
 
@@ -265,26 +206,6 @@ class Complete:
             work.note(self.name, "merged", "", "a sentence that only listed the papers, now each described")
         if not added and len(work.sentences) == before:
             work.note(self.name, "unchanged", "", "every part of the question has an answer")
-
-
-class AnswersWhatIsAsked:
-    """Asked for an amount, an answer with no number is no answer, however true its sentences: it
-    gets the cited paper's sentence that gives one, quoted, or is refused when none does."""
-
-    name = "wanted"
-
-    def __call__(self, work: Work, ctx: Context) -> None:
-        wants = ctx.intent.wants.value
-        if not lacks_wanted(ctx.intent, " ".join(strip_markers(s.text) for s in work.sentences)):
-            work.note(self.name, "answered", "", f"the answer gives what is asked for ({wants})")
-            return
-        quoted = complete_wanted(ctx.intent, work.sentences, work.citations, ctx.evidence)
-        if quoted is not None:
-            work.sentences.append(quoted)
-            work.note(self.name, "added", quoted.text, f"quoted: the answer gave no {wants}")
-            return
-        work.refusal = Refusal("lacks_wanted", f"(a {wants})")
-        work.note(self.name, "refused", "", f"lacks_wanted: {work.refusal.reason}")
 
 
 class Render:
@@ -306,10 +227,7 @@ _ALL = {
         CheckSentences(),
         JudgedInContext(),
         Select(),
-        Answered(),
-        Refuse(),
         Complete(),
-        AnswersWhatIsAsked(),
         Render(),
     )
 }
@@ -340,8 +258,6 @@ def judge(
     embedder: Embedder,
     trust: Trust,
     *,
-    gate: Refusal | None = None,
-    grade: Callable[[Checked], bool | None] | None = None,
     confirm: Confirm | None = None,
     stages: Sequence[str] = STAGES,
     entail: Entail | None = None,
@@ -349,21 +265,15 @@ def judge(
     answering: Answering | None = None,
     selection: Selection | None = None,
 ) -> dict:
-    """The `Answer` fields for a finished draft: checked sentences, or a refusal. `gate` is the
-    refusal a rule made before generation (the eval drafts anyway, so one stored draft can be
-    judged under every rule set)."""
-    if gate:
-        return refusal_fields(gate) | dict(
-            trace=[Step("screen", "refused", "", f"{gate.code}: {gate.reason}")]
-        )
-    ctx = Context(intent, evidence, embedder, trust, confirm, grade, entail, audit, answering, selection)
+    """The `Answer` fields for a finished draft: checked sentences, or a refusal."""
+    ctx = Context(intent, evidence, embedder, trust, confirm, entail, audit, answering, selection)
     return answer_fields(run_stages(draft, ctx, stages))
 
 
 def answer_fields(work: Work) -> dict:
     """The `Answer` fields of a finished `Work`."""
     removed = work.checked.removed if work.checked else []
-    fields: dict = dict(judged=work.judged, removed=removed, trace=work.trace, selected=work.selected)
+    fields: dict = dict(removed=removed, trace=work.trace, selected=work.selected)
     if work.refusal:
         return fields | refusal_fields(work.refusal)
     invented = work.checked.invented if work.checked else 0

@@ -1,5 +1,4 @@
-"""The model's one-word verdicts, each in a short prompt of its own: does a checked answer give what
-the question asks for (the `judged_unanswered` rule), is a source's paper the answer to a
+"""The model's one-word verdicts, each in a short prompt of its own: is a source's paper the answer to a
 which-paper question (the `paper_fit` check), and does an abstract support, contradict or not
 address a claim (the `entailment` check)."""
 
@@ -13,8 +12,6 @@ from rag.answer.prompts import (
     CONFIRM_USER,
     ENTAIL_SYSTEM,
     ENTAIL_USER,
-    JUDGE_SYSTEM,
-    JUDGE_USER,
 )
 from rag.answer.trust.checks import Stance
 from rag.llm import LLM, LLMError
@@ -22,12 +19,6 @@ from rag.search.evidence import Evidence
 from rag.text import plain
 
 log = logging.getLogger(__name__)
-
-
-def grade(llm: LLM, answer: str, question: str) -> bool | None:
-    """Whether `answer` gives what `question` asks for."""
-    user = JUDGE_USER.format(question=question, answer=strip_markers(answer))
-    return yes_no(llm, JUDGE_SYSTEM, user, "judge")
 
 
 def confirm_paper(llm: LLM, question: str, ev: Evidence) -> bool | None:

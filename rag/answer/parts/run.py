@@ -41,9 +41,9 @@ class Pipeline(Protocol):
     def llm(self, backend: str | None = None, model: str | None = None) -> LLM: ...
 
     def selection(self, intent: qs.Intent, results: list[SearchResult], evidence: list[Evidence],
-                  trust: Trust) -> Selection | None: ...  # fmt: skip
+                  trust: Trust) -> Selection: ...  # fmt: skip
 
-    def judge_draft(self, intent: qs.Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust, gate: Any,
+    def judge_draft(self, intent: qs.Intent, draft: str, evidence: list[Evidence], llm: LLM, trust: Trust,
                     conversation: Any = None, selection: Selection | None = None) -> dict: ...  # fmt: skip
 
 
@@ -115,7 +115,7 @@ def write_parts(
         selection = pipeline.selection(
             intent, [part.result or SearchResult(1, part.paper, 0.0, [])], [ev], trust
         )
-        fields = pipeline.judge_draft(intent, draft, [ev], llm, trust, None, (messages, timings), selection)
+        fields = pipeline.judge_draft(intent, draft, [ev], llm, trust, (messages, timings), selection)
         timings.verdict = before + (timings.verdict or 0.0)
         yield Written(part, ev, draft, fields, count_prompt_tokens(llm, messages))
         if len(parts) > 1:

@@ -109,7 +109,7 @@ def explain(model: Logistic, x: dict[str, float], top: int = 3) -> list[str]:
     """The features that pushed the decision most, either way, in words with their push."""
     pushes = sorted(model.pushes(x).items(), key=lambda t: -abs(t[1]))
     return [
-        f"{said(name, x.get(name, 0.0))} ({'+' if push >= 0 else '−'}{abs(push):.2f})"
+        f"{said(name, x.get(name, 0.0))} ({'+' if push >= 0 else '-'}{abs(push):.2f})"
         for name, push in pushes[:top]
     ]
 

@@ -130,9 +130,9 @@ def draft_features(
         "invented": float(checked.invented > 0),
     }
     f["rule_lacks_wanted"] = float(lacks_wanted(intent, " ".join(c for _, c in claims)))
-    drafted_view = Drafted(draft, checked, intent, None)
+    drafted_view = Drafted(draft, checked, intent)
     for rule in trust.refusal_rules:
-        if not rule.before and rule.name != "judged_unanswered":  # the grade: a model call, not asked
+        if not rule.before:
             f[f"rule_{rule.name}"] = float(rule.refuse(drafted_view) is not None)
     return DraftSignals(f, claim_p)
 

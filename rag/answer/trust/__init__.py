@@ -1,5 +1,4 @@
-"""The one home of trust: whether an answer sentence is backed by the passage it cites, and
-whether an answer is shown at all.
+"""The one home of trust: whether an answer sentence is backed by the passage it cites.
 
 Claim checks (each a small function returning a `Check`, recorded per sentence):
   numbers     every number in the claim occurs in the cited passage
@@ -8,27 +7,19 @@ Claim checks (each a small function returning a `Check`, recorded per sentence):
   polarity    the claim does not negate what its best-matching passage sentence states, or the reverse
   direction   the claim does not reverse a direction (increases/reduces, more/less, from X to Y)
   coverage    most of the claim's content words occur in the passage (another paper's finding does not)
-  topic       (off by default) a claim repeating two or more of the question's words cites a paper that has most of them
-              (the question's subject set on an unrelated paper's sentence passes coverage)
   similarity  the claim is about what the passage says (embedding cosine + shared content words)
   paper_fit   asked which paper, a sentence that only names one in the question's words (for one
               paper: instead of the checks above, which the name alone passes; for several: when
               it fails them) is shown as the paper's best sentence, quoted, when that sentence fits
               what the question describes and the model says the paper answers the question
 
-Abstention rules (named, each can be switched off for an ablation, see `Trust.without`):
-  low_relevance          no retrieved passage is similar enough to the question, and none names what
-                         it asks about (`text.shared_names`): refuse before generating
-  unstated_focus         "how many X" when no retrieved paper mentions X: refuse before generating
-  model_declined         the model said the sources do not answer
-  no_supported_sentence  no sentence of the draft passed its checks (answers from memory, inventions)
+Each sentence is kept or removed whole by one learned decision over these checks and how much of
+it the source holds (keep.py): no check removes a sentence on its own.
+
+Rules the answer selector reads as signals (rag/answer/select/; none refuses on its own):
+  unstated_focus         "how many X" when no retrieved paper mentions X
+  no_answering_sentence  no sentence of the sources answers the question by the answer judge
   restates_question      every shown sentence only repeats the question's words (says nothing new)
-  answer_removed         the draft's sentence closest to the question failed, and what is left barely
-                         touches the question (true context about something else)
-  off_question           no shown sentence shares a content word with the question (a true sentence
-                         about something else; not for follow-ups or which-paper answers)
-  judged_unanswered      asked what, how or why (not a number or paper, not a follow-up), the model, asked apart
-                         from the sources, says the checked answer does not give what the question asks for
 
 `citewise verify` (rag/answer/verify.py) runs the same checks against a whole abstract.
 
@@ -66,24 +57,17 @@ from rag.answer.trust.checks import (
     check_names,
     check_numbers,
     check_polarity,
-    check_topic,
     has_claim,
     polarity_terms,
     support_score,
 )
-from rag.answer.trust.rules import (
-    answer_removed,
-    is_refusal,
-    off_question,
-    restates_question,
-    unstated_focus,
-)
+from rag.answer.trust.rules import is_refusal, restates_question, unstated_focus
 from rag.answer.trust.trust import PRE_GENERATION_RULES, Trust, trust_from_settings
 
 __all__ = [
     "CHECKS", "DOWN", "PRE_GENERATION_RULES", "REASONS", "REFUSAL", "RULES", "UP", "Checked", "Claim", "ClaimCheck",
     "Confirm", "Drafted", "Entail", "Refusal", "Rule", "Screen", "Source", "Stance", "Trust", "UnknownName", "Verdict",
-    "answer_removed", "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
-    "check_polarity", "check_topic", "has_claim", "is_refusal", "off_question", "polarity_terms", "restates_question",
+    "check_answer", "check_coverage", "check_direction", "check_names", "check_numbers",
+    "check_polarity", "has_claim", "is_refusal", "polarity_terms", "restates_question",
     "support_score", "trust_from_settings", "unstated_focus",
 ]  # fmt: skip

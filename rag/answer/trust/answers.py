@@ -1,11 +1,9 @@
-"""A whole draft checked: split into sentences, each sentence checked against the sources
-it cites (or moved to one that passes), failures removed and kept with their reasons."""
+"""A whole draft checked: split into sentences, each sentence checked against the sources it cites
+(or moved to one under which the sentence decision keeps it), the rest removed whole with reasons."""
 
 from __future__ import annotations
 
 import functools
-import re
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,65 +30,16 @@ def _quote(ev: Evidence, sentence: Sentence) -> str:
     return f"“{ev.paper.display_title}”: “{sentence.text.rstrip('.')}”."
 
 
-_PARENTHETICAL = re.compile(r"\s*\(([^()\[\]]*)\)")
-
-
-def _passage(ev: Evidence) -> str:
-    """What the checks read of a source: its title and the sentences it shows."""
-    return ev.paper.title + ". " + " ".join(s.text for s in ev.shown)
-
-
-def trim(text: str, passage: str) -> tuple[str, list[str]]:
-    """`text` without the spans the passage does not back, when the rest stands on its own: a
-    parenthetical with a name or word the passage lacks (a wrong expansion of an acronym: "GRPO
-    (Gradient Reward Policy Optimization)"), and a name the passage lacks that only modifies the
-    noun after it ("21GB of GPU memory" for "21GB memory"). Returns the text and the dropped spans;
-    a name that is the head of its phrase ("trained on ImageNet") cannot go, and nothing is dropped."""
-    said_names, said_words = passage, tx.content_words(passage)
-    dropped: list[str] = []
-
-    def unbacked_parenthetical(m: re.Match) -> str:
-        inner = m.group(1)
-        names = [n for n in tx.names(inner) if not tx.name_in(n, said_names)]
-        if names or tx.content_words(inner) - said_words:
-            dropped.append(m.group(0).strip())
-            return ""
-        return m.group(0)
-
-    out = _PARENTHETICAL.sub(unbacked_parenthetical, text)
-    for name in sorted(tx.names(strip_markers(out)), key=len, reverse=True):
-        if tx.name_in(name, said_names):
-            continue
-        # Only between a determiner or preposition and a noun the source has ("of GPU memory"):
-        # a name that is a subject ("X reports ..."), joined by "and", or heads its phrase cannot go.
-        modifier = re.search(rf"\b({_BEFORE_MODIFIER}) {re.escape(name)} ([a-z][a-z-]+)\b", out)
-        # A word ending in one "s" after the name is as often a verb ("X requires") as a plural.
-        head = modifier[2] if modifier else ""
-        if not head or head in tx.STOP_WORDS or _VERB_LIKE.search(head) or tx.stem(head) not in said_words:
-            return text, []  # the name is what the sentence is about: no trim can save it
-        out = out[: modifier.start()] + f"{modifier[1]} {modifier[2]}" + out[modifier.end() :]
-        dropped.append(name)
-    return (out, dropped) if dropped else (text, [])
-
-
-# The words before a noun phrase whose first word may be a modifier.
-_BEFORE_MODIFIER = "of|the|a|an|in|on|for|with|by|its|their|to|as"
-_VERB_LIKE = re.compile(r"(?<!s)s$|ed$")
-
-
 @dataclass
 class _Piece:
-    """A sentence (or clause) of the draft, ready to check: its text with markers, without them,
-    the claim (named titles taken out), the sources it names by title, its vector, and whether it
-    is a whole sentence (a clause's markers were counted with its sentence)."""
+    """A sentence of the draft, ready to check: its text with markers, without them, the claim
+    (named titles taken out), the sources it names by title, and its vector."""
 
     text: str
     sentence: str
     claim: str
     named: list[int]
     vector: np.ndarray
-    whole: bool
-    trimmed: tuple[str, ...] = ()  # spans dropped because no source backs them (`trim`)
 
 
 class _DraftCheck:
@@ -120,13 +69,13 @@ class _DraftCheck:
         self.heading: tuple[int, int] | None = None
         self.subject: list[str] = []
 
-    def prepared(self, texts: Sequence[str], whole: bool) -> list[_Piece]:
+    def prepared(self, texts: Sequence[str]) -> list[_Piece]:
         plain = [strip_markers(t) for t in texts]
         # A paper named by its title is backed by that title; the rest of the sentence is checked.
         named = [[n for n, t in self.titles.items() if t.lower() in p.lower()] for p in plain]
         claims = [tx.without_titles(p, [self.titles[n] for n in ns]) for p, ns in zip(plain, named)]
         vectors = np.asarray(self.embedder.embed_batch(claims), dtype=np.float32) if claims else []
-        return [_Piece(*row, whole) for row in zip(texts, plain, claims, named, vectors)]
+        return [_Piece(*row) for row in zip(texts, plain, claims, named, vectors)]
 
     @functools.cached_property
     def described(self) -> list[tuple[str, np.ndarray, set[str]]]:
@@ -234,24 +183,9 @@ class _DraftCheck:
                 return True  # handled: removed with the reason
             detail = "" if said is Stance.SUPPORTED else f"{where} does not address it"
             checks.append(Check("entailment", said is Stance.SUPPORTED, detail))
-        if piece.trimmed:
-            checks.append(Check("trimmed", True, f"dropped {', '.join(piece.trimmed)}: not in the source"))
         self.shown.append(AnswerSentence(piece.sentence, good, True, score, attributed, checks))
         self.supported.append(piece.claim)
         return True
-
-    def trimmed(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> _Piece | None:
-        """The piece without the spans its source cannot back (`trim`), to be checked again; the
-        source is the one it cites, else the one that backs it best. Trimmed once at most."""
-        if piece.trimmed or not verdicts or not self.trust.settings.trim_spans:
-            return None
-        n = next((c for c in cited if c in verdicts), max(verdicts, key=lambda k: verdicts[k].score))
-        text, dropped = trim(piece.text, _passage(self.offered[n]))
-        if not dropped or not tx.content_words(strip_markers(text)):
-            return None
-        (again,) = self.prepared([text], piece.whole)
-        again.trimmed = tuple(dropped)
-        return again
 
     def remove(self, piece: _Piece, cited: list[int], verdicts: dict[int, Verdict]) -> None:
         """Removed, with the checks against the source the model cited, or the closest one."""
@@ -264,17 +198,18 @@ class _DraftCheck:
         checks = []
         if blame is not None:
             where = self.offered[blame].short_title
+            v = verdicts[blame]
+            decided = [Check("decision", False, v.decision.why)] if v.decision and not v.decision.keep else []
             checks = [
-                Check(c.name, c.passed, c.detail.replace("the source", where)) for c in verdicts[blame].checks
+                Check(c.name, c.passed, c.detail.replace("the source", where)) for c in decided + v.checks
             ]
         score = verdicts[blame].score if blame else 0.0
         self.removed.append(AnswerSentence(piece.sentence, [], False, score, False, checks))
 
-    def one(self, piece: _Piece, queue: deque[_Piece]) -> None:
-        """Check one sentence or clause; a sentence joining two claims goes back as its clauses."""
+    def one(self, piece: _Piece) -> None:
+        """Check one sentence: shown under a source that backs it, or removed whole."""
         cited = list(dict.fromkeys(parse_markers(piece.text)))
-        counted = piece.whole and not piece.trimmed  # a trimmed sentence's markers were counted
-        self.invented += sum(1 for n in cited if n not in self.offered) if counted else 0
+        self.invented += sum(1 for n in cited if n not in self.offered)
         cited = [n for n in cited if n in self.offered]
         if not piece.sentence:
             return
@@ -300,23 +235,12 @@ class _DraftCheck:
                 )
                 self.removed.append(AnswerSentence(piece.sentence, [], False, 0.0, False, [failed]))
             return
-        verdicts = self.verdicts(piece)
-        if self.keep(piece, cited, verdicts):
-            return
-        # Several papers asked for: "The papers that do X or Y are [1] and [3]." names each of them.
+        # Several papers asked for: "The papers that do X or Y are [1] and [3]." says nothing but
+        # which papers; each is shown as its sentence that fits, when the model confirms it.
         if restates and [n for n in piece.named or cited if self.by_paper(n)]:
             return
-        if self.trust.settings.whole_sentences:  # removed whole: no fragment is ever shown
-            return self.remove(piece, cited, verdicts)
-        # "21GB of GPU memory" where the source says "21GB memory": the rest is checked without it.
-        shorter = self.trimmed(piece, cited, verdicts)
-        if shorter is not None:
-            queue.appendleft(shorter)
-            return
-        # "X is 11.07, and Y works in Lean.": two answers, often from two papers, each checked alone.
-        parts = tx.clauses(piece.text) if piece.whole else [piece.text]
-        if len(parts) > 1:
-            queue.extendleft(reversed(self.prepared(parts, False)))
+        verdicts = self.verdicts(piece)
+        if self.keep(piece, cited, verdicts):
             return
         self.remove(piece, cited, verdicts)
 
@@ -330,11 +254,10 @@ def check_answer(
     confirm: Confirm | None = None,
     entail: Entail | None = None,
 ) -> Checked:
-    """Check every sentence of `draft` against the sources it cites. A sentence whose cited
-    source fails a check is given to another offered source that passes all of them (small
-    models misplace markers); failing that, a sentence joining two statements ("X is 11.07, and
-    Y works in Lean.") is checked clause by clause, and what still fails is removed and listed
-    with its failed checks.
+    """Check every sentence of `draft` against the sources it cites. A sentence the sentence
+    decision (keep.py) does not keep under its cited source is given to another offered source
+    under which it is kept (small models misplace markers); failing that, it is removed whole and
+    listed with the decision's reason and its failed checks.
 
     Asked for a paper, a sentence that names one by its title ("“BirdSet: ...” introduces a
     benchmark for classifying bird sounds") says that paper is what the question describes, in
@@ -345,9 +268,8 @@ def check_answer(
     several, when it fails the checks. See `model_checks.paper_answer`."""
     state = _DraftCheck(evidence, embedder, trust, intent, confirm, entail)
     lines = [name_noun_markers(attach_trailing_markers(line), state.titles) for line in draft.splitlines()]
-    queue = deque(state.prepared([s for line in lines for s in tx.sentences(line)], True))
-    while queue:
-        state.one(queue.popleft(), queue)
+    for piece in state.prepared([s for line in lines for s in tx.sentences(line)]):
+        state.one(piece)
     state.close_heading()
     citations = renumber(state.shown, state.offered, state.passage)
     text = render_text(state.shown, citations)

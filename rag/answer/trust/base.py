@@ -12,7 +12,7 @@ an unknown name is an `UnknownName` error when it is built (at start-up, `Pipeli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -110,14 +110,11 @@ class Screen:
 
 @dataclass(frozen=True)
 class Drafted:
-    """What a rule after generation reads: the model's draft, the draft after checking, the
-    question, and `judge` (does the checked answer give what the question asks for? None: the
-    model could not tell, or no model)."""
+    """What a rule after generation reads: the model's draft, the draft after checking, the question."""
 
     draft: str
     checked: object  # `checks.Checked` (not imported: checks.py registers its classes from here)
     intent: Intent
-    judge: Callable[[object], bool | None] | None = None
 
 
 @dataclass
@@ -132,9 +129,8 @@ class Refusal:
         return f"{REASONS[self.code]} {self.detail}".strip()
 
 
-# Refusals that are not an abstention rule's: the `wanted` stage's (rag/answer/stages.py).
+# Refusals the `select` stage makes (rag/answer/select/stage.py), and each rule's reason.
 REASONS: dict[str, str] = {
-    "lacks_wanted": "neither the answer nor its sources give the kind of thing asked for",
     "selected_refusal": "no sentence of the sources is likely enough to answer the question.",
     "draft_declined": "the model wrote that the sources do not state what was asked.",
 }

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
 
 from rag import text as tx
 from rag.answer.trust.base import Claim, ClaimCheck, Source
+from rag.answer.trust.keep import Decision
 from rag.answer.trust.polarity import DOWN, UP, check_direction, check_polarity, polarity_terms
 from rag.search.evidence import Sentence
 from rag.types import AnswerSentence, Check, Citation
@@ -106,30 +107,15 @@ def check_names(
 def check_coverage(
     claim_words: set[str], passage: str, minimum: float, given: frozenset[str] | set[str] = frozenset()
 ) -> Check:
-    """Share of the claim's content words (words about the sources themselves aside) that occur
-    in the passage, or in `given` (words the claim may take from elsewhere), which must be more
-    than `minimum`: true paraphrases keep most of their words, another paper's sentences few.
-    Exactly half is not most: stems meet by chance ("multiple" and "multiplications")."""
-    words = claim_words - tx.meta_stems()
-    share = len(words & (tx.content_words(passage) | given)) / len(words) if words else 1.0
+    """Share of the claim's own content words (words about the sources themselves, and `given`
+    words it may take from elsewhere, aside) that occur in the passage, which must be more than
+    `minimum`: true paraphrases keep most of their words, another paper's sentences few. Exactly
+    half is not most: stems meet by chance ("multiple" and "multiplications")."""
+    words = claim_words - tx.meta_stems() - set(given)
+    share = len(words & tx.content_words(passage)) / len(words) if words else 1.0
     if share <= minimum:
         return Check("coverage", False, f"most of its words are not in the source ({share:.0%} are)")
     return Check("coverage", True)
-
-
-def check_topic(claim_words: set[str], asked: frozenset[str] | set[str], source_text: str) -> Check:
-    """A sentence that repeats two or more of the question's words ("GNNs handle toxicity
-    prediction by ...") says the cited paper is about what was asked: most of those words must
-    occur somewhere in that paper (title and abstract). Coverage alone let such a sentence
-    through when the rest of it was copied from an unrelated paper: the question's words were
-    under half of the sentence."""
-    echoed = (claim_words & asked) - tx.meta_stems()
-    if len(echoed) < 2:
-        return Check("topic", True)
-    missing = sorted(echoed - tx.content_words(source_text))
-    if len(missing) * 2 > len(echoed):
-        return Check("topic", False, f"the source never mentions {', '.join(missing)} (from the question)")
-    return Check("topic", True)
 
 
 def support_score(claim_vector: np.ndarray, claim_words: set[str], sentence: Sentence) -> float:
@@ -149,6 +135,8 @@ class Verdict:
     best: Sentence | None
     score: float
     close: tuple[Sentence, ...] = ()  # the best-matching sentences, in the abstract's order
+    features: dict[str, float] = field(default_factory=dict)  # the sentence decision's input (keep.py)
+    decision: Decision | None = None  # the sentence decision (None: not decided, every check must pass)
 
     @property
     def passage(self) -> str:
@@ -157,11 +145,18 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
+        """Kept by the sentence decision: no single check removes a sentence on its own."""
+        if self.decision is not None:
+            return self.decision.keep
         return all(c.passed for c in self.checks)
 
     @property
     def failed(self) -> list[Check]:
-        return [c for c in self.checks if not c.passed]
+        """Why the sentence is not kept: the decision's reason in words, then the checks it failed."""
+        failed = [c for c in self.checks if not c.passed]
+        if self.decision is not None and not self.decision.keep:
+            return [Check("decision", False, self.decision.why), *failed]
+        return failed
 
 
 def has_claim(claim: str) -> bool:
@@ -216,11 +211,6 @@ class Coverage(ClaimCheck, name="coverage"):
     def check(self, claim: Claim, source: Source) -> Check:
         given = claim.given | tx.content_words(claim.users)  # the question's words: the user's
         return check_coverage(set(claim.words), source.passage, self.settings.min_coverage, given)
-
-
-class Topic(ClaimCheck, name="topic"):
-    def check(self, claim: Claim, source: Source) -> Check:
-        return check_topic(set(claim.words - claim.given), claim.asked, source.paper)
 
 
 class Similarity(ClaimCheck, name="similarity"):

@@ -1,5 +1,5 @@
-"""The abstention rules, each a named class (`Rule`) the settings choose, and how a model's
-refusal is recognized."""
+"""The rules the answer selector reads as signals (each a named class, `Rule`, the settings choose;
+none refuses on its own), and how a model's decline is recognized."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rag import text as tx
 from rag.answer.citations import strip_markers
 from rag.answer.trust.base import Drafted, Refusal, Rule, Screen
 from rag.answer.trust.checks import Checked
-from rag.questions import Intent, Wanted
+from rag.questions import Intent
 
 # ---- refusal detection
 
@@ -68,18 +68,6 @@ def is_refusal(text: str) -> bool:
 # ---- the rules by name (`TrustSettings.rules`)
 
 
-class LowRelevance(
-    Rule, name="low_relevance", reason="no indexed passage is close enough to the question", before=True
-):
-    """No retrieved passage is similar enough to the question, and none names what it asks about."""
-
-    def refuse(self, answer: Screen) -> Refusal | None:
-        floor = self.settings.min_relevance
-        if answer.relevance < floor and not tx.shared_names(answer.intent.names, answer.texts):
-            return Refusal(self.name, f"(best {answer.relevance:.2f} < {floor:.2f})")
-        return None
-
-
 class UnstatedFocus(
     Rule, name="unstated_focus", reason="the sources never mention what the question counts", before=True
 ):
@@ -107,54 +95,9 @@ class NoAnsweringSentence(
         return Refusal(self.name, f"The nearest, from “{title}”, is “{sentence}” ({p:.2f}).")
 
 
-class ModelDeclined(Rule, name="model_declined", reason="the model found no answer in the sources"):
-    def refuse(self, answer: Drafted) -> Refusal | None:
-        return Refusal(self.name) if not answer.draft.strip() or is_refusal(answer.draft) else None
-
-
-class NoSupportedSentence(
-    Rule, name="no_supported_sentence", reason="no sentence of the draft is backed by the sources"
-):
-    def refuse(self, answer: Drafted) -> Refusal | None:
-        return None if answer.checked.supported else Refusal(self.name)
-
-
 class RestatesQuestion(Rule, name="restates_question", reason="the answer only repeats the question"):
     def refuse(self, answer: Drafted) -> Refusal | None:
         return Refusal(self.name) if restates_question(answer.intent, answer.checked) else None
-
-
-class AnswerRemoved(
-    Rule, name="answer_removed", reason="the sentence that answered the question is not backed by the sources"
-):
-    def refuse(self, answer: Drafted) -> Refusal | None:
-        return Refusal(self.name) if answer_removed(answer.intent, answer.checked) else None
-
-
-class OffQuestion(
-    Rule, name="off_question", reason="no sentence backed by the sources is about what the question asks"
-):
-    def refuse(self, answer: Drafted) -> Refusal | None:
-        return Refusal(self.name) if off_question(answer.intent, answer.checked) else None
-
-
-class JudgedUnanswered(
-    Rule, name="judged_unanswered", reason="the checked answer does not give what the question asks for"
-):
-    """The model's grade, asked only where the form of the answer cannot tell (`_gradable`)."""
-
-    def refuse(self, answer: Drafted) -> Refusal | None:
-        if _gradable(answer.intent) and answer.judge is not None and answer.judge(answer.checked) is False:
-            return Refusal(self.name)
-        return None
-
-
-def _gradable(intent: Intent) -> bool:
-    """Whether the model's grade (`judged_unanswered`) can decide: asked for a number or a paper,
-    the form of the answer tells (the `wanted` stage, `paper_fit`); a follow-up means what the
-    conversation says, which the grade's short prompt does not show (asked with the paper named,
-    the default model still graded right follow-up answers unanswered on dev)."""
-    return intent.wants is Wanted.ANY and not intent.refers_back
 
 
 def unstated_focus(intent: Intent, texts: Sequence[str]) -> list[str]:
@@ -173,12 +116,6 @@ def _shown_claims(intent: Intent, checked: Checked) -> list[str]:
         return claims
     titles = [cited.title for cited in checked.citations]
     return [tx.without_titles(c, titles) for c in claims]
-
-
-def _quoted_paper(checked: Checked) -> bool:
-    """A paper the model confirmed as the answer (`paper_fit`): its quoted sentence is the answer,
-    in whatever words it uses."""
-    return any(c.name == "paper_fit" and c.passed for s in checked.sentences for c in s.checks)
 
 
 def restates_question(intent: Intent, checked: Checked) -> bool:
@@ -200,32 +137,3 @@ def _new_terms(intent: Intent, claim: str) -> list[str]:
     asked = intent.question.lower()
     terms = re.findall(r"[\"“]([^\"”]{2,60})[\"”]|\b(\w+(?:-\w+)+)\b", claim)
     return [t for pair in terms for t in pair if t and not tx.content_words(t) and t.lower() not in asked]
-
-
-def answer_removed(intent: Intent, checked: Checked) -> bool:
-    """The removed sentence that shares most words with the question (where a model states its
-    answer: "GNNs handle toxicity prediction by ...") shares at least two, and no shown sentence
-    shares more than one: what is left is true context about something else, not the answer.
-    A confirmed paper (`_quoted_paper`) is the answer: the removed restatement of the question is
-    not a lost answer."""
-    if _quoted_paper(checked):
-        return False
-    removed = max((_shared(intent, s.text) for s in checked.removed), default=0)
-    shown = max((_shared(intent, c) for c in _shown_claims(intent, checked)), default=0)
-    return removed >= 2 and shown <= 1
-
-
-def off_question(intent: Intent, checked: Checked) -> bool:
-    """No shown sentence shares a content word with the question: the answer is true of its
-    source and about something else (a sports question answered with a game-theory paper's
-    hardness result). A follow-up's words point back ("What did they train on?"), a
-    which-paper answer's title is the answer, and a confirmed paper is the answer in its own words."""
-    if intent.refers_back or intent.asks_for_paper or _quoted_paper(checked):
-        return False
-    claims = _shown_claims(intent, checked)
-    return bool(claims) and all(_shared(intent, c) == 0 for c in claims)
-
-
-def _shared(intent: Intent, text: str) -> int:
-    """How many of the question's content words (not its meta words: paper, method) `text` has."""
-    return len((intent.words - tx.meta_stems()) & tx.content_words(text))

@@ -1,22 +1,22 @@
-"""`Trust`: the checks and rules the settings name, built once, in their order."""
+"""`Trust`: the checks and rules the settings name, built once, in their order, and the sentence
+decision that reads the checks (keep.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rag import text as tx
 from rag.answer.trust import checks as ck
+from rag.answer.trust import keep
 from rag.answer.trust import rules as _rules  # noqa: F401  (registers the rules by name)
 from rag.answer.trust.base import (
     CHECKS,
     RULES,
     Claim,
     ClaimCheck,
-    Drafted,
-    Refusal,
     Rule,
     Screen,
     Source,
@@ -27,7 +27,7 @@ from rag.search.evidence import Evidence
 from rag.settings import TrustSettings
 from rag.types import SearchResult
 
-# The rules that refuse before generating (the others read a draft).
+# The rules read before generating (the others read a draft).
 PRE_GENERATION_RULES = tuple(name for name, rule in RULES.items() if rule.before)
 # Sentences of the source the `entailment` verdict reads (`Verdict.passage`).
 PASSAGE_SENTENCES = 2
@@ -88,12 +88,14 @@ class Trust:
         asked: frozenset[str] = frozenset(),
         subject: Sequence[str] = (),
         question: str = "",
+        decide: bool = True,
     ) -> ck.Verdict:
         """Run the enabled checks of `claim` against one source (its shown sentences, or all of
         them when `whole`); the title counts as part of the source, and the content words in
         `given` count as covered. `asked`: the question's content words (the topic check);
         `subject`: names a heading above the claim gives, which the source's paper must contain;
-        `question`: a negation the claim repeats from it is not judged (`check_polarity`)."""
+        `question`: a negation the claim repeats from it is not judged (`check_polarity`). The
+        checks are the sentence decision's features; it decides (`decide` False: features only)."""
         shown = source.sentences if whole else source.shown
         words = tx.content_words(claim)
         scored = [(ck.support_score(vector, words, s), s) for s in shown]
@@ -116,59 +118,29 @@ class Trust:
         # true sentences that use a negative word truthfully ("needs no training" for "training-free").
         skip = {"polarity"} if "entailment" in self.checks else set()
         checks = [c.check(told, against) for c in self.claim_checks if not c.by_model and c.name not in skip]
-        return ck.Verdict(source.number, checks, best, round(score, 4), close)
+        cosine = float(vector @ best.vector) if best is not None else 0.0
+        x = keep.features(told, against, checks, cosine)
+        decision = self.decision.decide(x) if decide else None
+        return ck.Verdict(source.number, checks, best, round(score, 4), close, x, decision)
+
+    @property
+    def decision(self) -> keep.SentenceDecision:
+        """The sentence decision (rag/answer/trust/keep.py) at the settings' threshold."""
+        return keep.shipped(self.settings.keep_threshold)
 
     # ---- rules
-
-    def on(self, rule: str) -> bool:
-        return rule in self.rules
-
-    def screen(
-        self, intent: Intent, results: Sequence[SearchResult], evidence: Sequence[Evidence] = ()
-    ) -> Refusal | None:
-        """`before_generation` on retrieved papers: their best dense similarity, titles and
-        abstracts, and the evidence's best-answering sentence when the answer judge scored it."""
-        view = self.screen_view(intent, results, evidence)
-        return self.before_generation(intent, view.relevance, view.texts, view.answering)
 
     def screen_view(
         self, intent: Intent, results: Sequence[SearchResult], evidence: Sequence[Evidence] = ()
     ) -> Screen:
-        """What the rules before generation read (the selector reads each rule's result as a signal)."""
+        """What the rules before generation read (the selector reads each rule's result as a signal):
+        the best dense similarity of the retrieved papers, their titles and abstracts, and the
+        evidence's best-answering sentence when the answer judge scored it."""
         relevance = max((r.relevance for r in results), default=0.0)
         judged = [(s.answers, s.text, ev.paper.display_title) for ev in evidence for s in ev.sentences
                   if s.answers is not None]  # fmt: skip
         best = max(judged, default=None, key=lambda t: t[0])
         return Screen(intent, relevance, [r.paper.text for r in results], best)
-
-    def before_generation(
-        self,
-        intent: Intent,
-        relevance: float,
-        texts: Sequence[str],
-        answering: tuple[float, str, str] | None = None,
-    ) -> Refusal | None:
-        """The refusal before generating, if a rule makes one; `texts` are the retrieved papers'
-        titles and abstracts, `answering` the best-answering sentence (`Screen.answering`)."""
-        return self._first(True, Screen(intent, relevance, texts, answering))
-
-    def after_generation(
-        self,
-        draft: str,
-        checked: ck.Checked,
-        intent: Intent,
-        judge: Callable[[ck.Checked], bool | None] | None = None,
-    ) -> Refusal | None:
-        """The refusal of a checked draft, if a rule makes one. `judge` asks the model whether the
-        checked answer gives what the question asks for (None: it could not tell)."""
-        return self._first(False, Drafted(draft, checked, intent, judge))
-
-    def _first(self, before: bool, answer: Screen | Drafted) -> Refusal | None:
-        """The first refusal of the rules of that kind, in the settings' order."""
-        for rule in self.refusal_rules:
-            if rule.before == before and (refusal := rule.refuse(answer)):
-                return refusal
-        return None
 
 
 def trust_from_settings(settings) -> Trust:
