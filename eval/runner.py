@@ -108,6 +108,9 @@ def answer_scores(item: GoldItem, answer: Answer) -> dict[str, float | None]:
         "citation_recall": m.citation_recall([p for p, _ in cited], item.papers) if item.answerable else None,
         "cited_sentences": m.cited_sentence_share([s.citations for s in answer.sentences]),
         "supported_sentences": m.supported_sentence_share([s.supported for s in answer.sentences]),
+        # Shown sentences the model's verdict judged, and those it found unstated or contradicted.
+        "judged_sentences": float(sum(any(c.name == "verdict" for c in s.checks) for s in answer.sentences)),
+        "doubted_sentences": float(sum(bool(s.doubted) for s in answer.sentences)),
     }
 
 

@@ -57,7 +57,10 @@ def features(claim: Claim, source: Source, checks: list[Check], cosine: float) -
     # source ("The 2014 Tour de France was won by X" adds only X).
     own = words - given
     share = len(own & tx.content_words(source.passage)) / len(own) if own else 1.0
-    best_share = len(own & tx.content_words(source.best)) / len(own) if own else 1.0
+    # The source sentence holding most of what the sentence adds (the answer often sits in another
+    # sentence than the one that restates the question).
+    said = [tx.content_words(s) for s in [source.best, *tx.sentences(source.passage)]]
+    best_share = max(len(own & words) for words in said) / len(own) if own else 1.0
     names = tx.names(claim.text)
     missing_names = [n for n in names if not tx.name_in(n, source.passage) and not tx.name_in(n, claim.users)]
     # As the numbers check counts them: digits, and counted things in words ("five enhancements").
