@@ -20,7 +20,7 @@ from eval.gold import GoldItem
 from rag import text as tx
 from rag.answer.pipeline import Pipeline
 from rag.answer.stages import OPTIONAL, judge
-from rag.answer.trust import PRE_GENERATION_RULES, Stance
+from rag.answer.trust import Stance
 from rag.answer.verdicts import entail_key
 from rag.types import Answer, Timings, Turn
 
@@ -291,8 +291,6 @@ def run_item(system: System, config: str, item: GoldItem, answer: bool) -> ItemR
     result.scores["cached_tokens"] = float(reply.cached_tokens) if reply.cached_tokens is not None else None
     latency["first_token"], latency["total"] = reply.timings.first_token, reply.timings.total
     latency["verdict"] = reply.timings.verdict
-    if reply.abstain_code in PRE_GENERATION_RULES:  # drafted for the ablation only: the user waits for none
-        latency["first_token"], latency["total"] = None, reply.timings.retrieval
     if reply.backend == "replay":  # stored drafts: no generation was timed, no prompt was cached
         latency["first_token"] = latency["total"] = latency["verdict"] = None
     return result

@@ -45,3 +45,28 @@ def test_handwritten_claims_meet_the_acceptance_floor(seed_settings):
     assert table["hand-written dev/paraphrase"]["supported"] >= 0.9
     for kind in FALSE_KINDS:
         assert 1 - table[f"hand-written dev/{kind}"]["supported"] >= 0.9, kind
+
+
+def test_the_sentence_decision_on_real_answer_sentences(seed_settings):
+    # The real embedder and the shipped decision, in an answer's check stage (no model needed).
+    from rag.answer.trust import check_answer
+    from rag.questions import parse
+    from rag.search.evidence import evidence_for
+
+    pipeline = Pipeline(seed_settings)
+    paper = pipeline.store.papers(["88AS5MQnmC"])["88AS5MQnmC"]
+    ev = [evidence_for(paper, pipeline.embedder, 1)]
+
+    def check(draft: str, question: str = "What does RRM improve?"):
+        return check_answer(draft, ev, pipeline.embedder, pipeline.trust, parse(question))
+
+    right = check("RRM raises Reward-Bench accuracy from 80.61% to 84.15% [1].")
+    assert right.sentences and not right.removed
+    wrong = check("RRM raises Reward-Bench accuracy from 80.61% to 91.15% [1].")
+    assert not wrong.sentences and wrong.removed[0].checks[0].name == "decision"
+    assert "not kept" in wrong.removed[0].why_not and "91.15" in wrong.removed[0].why_not
+    # "two" is the question's: the answer naming the two DPO benchmarks is not held to a 2.
+    two = check(
+        "The two benchmarks are MT-Bench and AlpacaEval-2 [1].", "Which two benchmarks show the DPO gains?"
+    )
+    assert two.sentences and not two.removed

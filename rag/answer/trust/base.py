@@ -1,8 +1,9 @@
 """The two kinds of trust component, each a small class with one method, registered by name:
 
-- `ClaimCheck.check(claim, source) -> Check`: is one answer sentence backed by one source?
-- `Rule.refuse(answer) -> Refusal | None`: is an answer (or, for a rule that runs before
-  generation, a question and its sources) refused?
+- `ClaimCheck.check(claim, source) -> Check`: is one answer sentence backed by one source? (one
+  feature of the sentence decision, keep.py)
+- `Rule.refuse(answer) -> Refusal | None`: would this rule refuse an answer (or, for a rule read
+  before generation, a question and its sources)? (one signal of the answer selector)
 
 A subclass names itself (`class Numbers(ClaimCheck, name="numbers")`) and is then known to
 `TrustSettings.checks` / `.rules` by that name: adding a check is one class and one name in the
@@ -137,8 +138,9 @@ REASONS: dict[str, str] = {
 
 
 class Rule:
-    """One abstention rule. `before` rules read a `Screen` and refuse without generating; the
-    others read a `Drafted` answer. `reason` is what the user reads."""
+    """One rule the answer selector reads as a signal (`rule_<name>`), never a refusal of its own.
+    `before` rules read a `Screen` (the question and its sources); the others read a `Drafted`
+    answer. `reason` says what it found."""
 
     name: ClassVar[str]
     reason: ClassVar[str]
