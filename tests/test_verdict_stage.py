@@ -155,3 +155,13 @@ def test_a_restatement_keeps_its_sources_words_in_order_and_drops_no_negation():
     assert not au._copied("It reduces text-to-3D time to 30 seconds and image-to-3D time to 10 minutes.", ev)
     assert not au._copied("The paper proposes a sampling-based method that only solves this joint task.", ev)
     assert not au._copied("Noisy SVGD does collapse.", ev)
+
+
+def test_an_answer_none_of_whose_sentences_its_source_confirms_is_a_refusal(indexed, embedder):
+    pipeline, _ = _pipeline(indexed, embedder, TRUE, unstated="falling")
+    answer = pipeline.ask(QUESTION)
+    assert answer.abstained and answer.abstain_code == "draft_unconfirmed"
+    assert "confirmed none" in answer.selected["decision"]["why"][0]
+    # One sentence confirmed beside it: the answer stands, the other marked.
+    pipeline, _ = _pipeline(indexed, embedder, f"{TRUE} {FALSE}", unstated="falling")
+    assert not pipeline.ask(QUESTION).abstained

@@ -34,6 +34,7 @@ SAID = {
     "overlap": "the shown sentences hold {v:.0%} of the question's words",
     "relevance": "the closest passage's similarity is {v:.2f}",
     "declined": "the model said the sources do not answer",
+    "unconfirmed": "the model's verdict confirmed none of the shown sentences",
     "cites_top": "the draft cites the paper the question is about",
     "verdict_supported": "the model confirmed {v:.0%} of the shown sentences",
     "verdict_unstated": "the model found {v:.0%} of the shown sentences unstated",

@@ -103,11 +103,18 @@ class Select:
         if declined:  # the model itself said the sources lack it: shown as what it is, a refusal
             decision.outcome = Outcome.REFUSE
             decision.why = [SAID["declined"], *decision.why]
+        # Every sentence left is one its source does not confirm (the model's verdict): nothing of
+        # it is an answer the user can trust, so it is shown as what it is, a refusal.
+        unconfirmed = decision.outcome is Outcome.DRAFT and bool(shown) and all(s.doubted for s in shown)
+        if unconfirmed:
+            decision.outcome = Outcome.REFUSE
+            decision.why = [SAID["unconfirmed"], *decision.why]
         work.selected["decision"] = decision.to_json()
-        self.carry_out(work, ctx, decision, best, declined)
+        code = "draft_declined" if declined else "draft_unconfirmed" if unconfirmed else "selected_refusal"
+        self.carry_out(work, ctx, decision, best, code)
 
     def carry_out(
-        self, work: Work, ctx: Context, decision: Decision, best: sg.Best, declined: bool = False
+        self, work: Work, ctx: Context, decision: Decision, best: sg.Best, code: str = "selected_refusal"
     ) -> None:
         why = "; ".join(decision.why)
         probs = (f"p(the sources answer) {decision.p_answers:.2f} (threshold {decision.threshold:.2f}), "
@@ -131,7 +138,7 @@ class Select:
             if best.sentence is not None and best.ev is not None
             else ""
         )
-        work.refusal = Refusal("draft_declined" if declined else "selected_refusal", named)
+        work.refusal = Refusal(code, named)
         work.note(self.name, "refused", "", f"{probs}: {why}")
 
 
