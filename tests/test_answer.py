@@ -3,6 +3,7 @@ from dataclasses import replace
 import pytest
 
 from rag.answer.clean import clean_draft
+from rag.answer.events import CheckingEvent
 from rag.answer.pipeline import (
     AnswerEvent,
     InputError,
@@ -28,7 +29,8 @@ def test_answer_streams_sources_then_tokens_then_cited_answer(indexed, embedder)
     assert isinstance(events[1], PreviewEvent)
     source, sentence = events[1].best()[0]
     assert source.paper.id == "p-entropy" and sentence in source.paper.abstract and "entropy" in sentence
-    assert all(isinstance(e, TokenEvent) for e in events[2:-1]) and len(events) > 4
+    assert all(isinstance(e, TokenEvent) for e in events[2:-2]) and len(events) > 5
+    assert isinstance(events[-2], CheckingEvent) and events[-2].sentences == 1  # then the checks run
     answer = events[-1].answer
     assert isinstance(events[-1], AnswerEvent) and not answer.abstained
     assert answer.citations[0].paper_id == "p-entropy"

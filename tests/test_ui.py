@@ -13,9 +13,17 @@ def test_sources_come_first_then_streamed_text_then_cited_answer(indexed, embedd
         indexed, embedder, ["Knowledge entropy declines as pretraining advances [1]."]
     )
     outputs = _run(pipeline, "How does knowledge entropy change during pretraining?")
-    first = outputs[0][0][-1]["content"]
-    assert "Sources found" in first and "Knowledge Entropy Decay" in first
-    assert any("Draft — being checked" in o[0][-1]["content"] for o in outputs[1:-1])
+    shown = [o[0][-1]["content"] for o in outputs]
+    # A progress line from the first moment, naming each stage in turn until the answer replaces it.
+    assert "Searching the papers" in shown[0] and "Sources found" not in shown[0]
+    assert "Reading" in shown[1] and "Sources found" in shown[1] and "Knowledge Entropy Decay" in shown[1]
+    stages = [
+        next(s for s in ("Searching", "Reading", "Writing", "Checking") if s in text) for text in shown[:-1]
+    ]
+    assert list(dict.fromkeys(stages)) == ["Searching", "Reading", "Writing", "Checking"]
+    first_token = next(i for i, text in enumerate(shown) if "Draft — being checked" in text)
+    assert "Writing the answer" in shown[first_token - 1]  # said before the first token shows
+    assert "Checking 1 sentences" in shown[-2] and "cw-progress" not in shown[-1]
     final, turns = outputs[-1]
     html = final[-1]["content"]
     assert 'class="cw-cite">[1]</a>' in html and "cw-source" in html and "<mark>" in html

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rag import filters as flt
+from rag.answer.events import CheckingEvent
 from rag.answer.pipeline import (
     AnswerEvent,
     InputError,
@@ -24,7 +25,7 @@ from rag.llm import LLMError
 from rag.settings import Settings
 from ui.map_tab import EMPTY as EMPTY_MAP
 from ui.map_tab import map_view, served_folders
-from ui.render import render_answer, render_list, render_sources_pending, render_streaming
+from ui.render import progress, render_answer, render_list, render_sources_pending, render_streaming
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +185,8 @@ def respond(
     listed = ""  # the survey list, shown above everything else once found
     backend, model = parse_choice(llm_choice)
     filters = _panel_filters(venue, year, status, area)
+    # Within a second of asking, on a slow CPU too: the page says what it is doing until the answer comes.
+    yield _reply(progress("Searching the papers…"), query, question), turns
     try:
         for event in pipeline.stream(
             message,
@@ -196,16 +199,31 @@ def respond(
         ):
             if isinstance(event, SourcesEvent):
                 query, results = event.query, event.results
-                yield _reply(render_sources_pending(results), query, question), turns
+                stage = progress(f"Reading {len(results)} sources…")
+                yield _reply(stage + render_sources_pending(results), query, question), turns
             elif isinstance(event, SurveyEvent):
                 listed = render_list(event.sentence, event.hits, event.themes)
                 yield _reply(listed + render_sources_pending(results), query, question), turns
             elif isinstance(event, PreviewEvent):
                 previews = {ev.paper.id: sentence for ev, sentence in event.best()}
-                yield _reply(listed + render_sources_pending(results, previews), query, question), turns
+                stage = progress("Writing the answer…")
+                yield (
+                    _reply(listed + stage + render_sources_pending(results, previews), query, question),
+                    turns,
+                )
             elif isinstance(event, TokenEvent):
                 text += event.text
-                yield _reply(listed + render_streaming(text, results, previews), query, question), turns
+                stage = progress("Writing the answer…")
+                yield (
+                    _reply(listed + stage + render_streaming(text, results, previews), query, question),
+                    turns,
+                )
+            elif isinstance(event, CheckingEvent):
+                stage = progress(f"Checking {event.sentences} sentences against their sources…")
+                yield (
+                    _reply(listed + stage + render_streaming(text, results, previews), query, question),
+                    turns,
+                )
             elif isinstance(event, AnswerEvent):
                 answer = event.answer
                 if not answer.error:

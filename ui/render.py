@@ -51,6 +51,12 @@ def render_sources_pending(results: list[SearchResult], previews: dict[str, str]
     return f"**Sources found** (the answer is being written…)\n\n{items}"
 
 
+def progress(stage: str) -> str:
+    """The line that says what the answer is waiting for (searching, reading, writing, checking),
+    shown from the moment the question is asked until the checked answer replaces it."""
+    return f'<sub class="cw-progress">{html.escape(stage)}</sub>\n\n'
+
+
 def render_streaming(text: str, results: list[SearchResult], previews: dict[str, str] | None = None) -> str:
     """The draft as the model writes it: no citation marks yet, since none is checked."""
     return (

@@ -1,5 +1,6 @@
 """What `Pipeline.stream` yields, in order: the sources, the survey list (asked for every paper on
-something), the evidence preview, the draft's tokens, and the checked answer."""
+something), the evidence preview, the draft's tokens, the start of its checking, and the checked
+answer."""
 
 from __future__ import annotations
 
@@ -44,8 +45,16 @@ class TokenEvent:
 
 
 @dataclass
+class CheckingEvent:
+    """The draft is written; its sentences are being checked against their sources (the checks,
+    the model's verdict where it can change the decision, the selector)."""
+
+    sentences: int  # how many sentences the draft has
+
+
+@dataclass
 class AnswerEvent:
     answer: Answer
 
 
-Event = SourcesEvent | SurveyEvent | PreviewEvent | TokenEvent | AnswerEvent
+Event = SourcesEvent | SurveyEvent | PreviewEvent | TokenEvent | CheckingEvent | AnswerEvent

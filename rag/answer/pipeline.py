@@ -14,8 +14,17 @@ from dataclasses import replace
 from functools import cached_property
 
 from rag import questions as qs
+from rag import text as tx
 from rag.answer import audit as au
-from rag.answer.events import AnswerEvent, Event, PreviewEvent, SourcesEvent, SurveyEvent, TokenEvent
+from rag.answer.events import (
+    AnswerEvent,
+    CheckingEvent,
+    Event,
+    PreviewEvent,
+    SourcesEvent,
+    SurveyEvent,
+    TokenEvent,
+)
 from rag.answer.generate import write
 from rag.answer.listing import listing_sentence, unknown_filters
 from rag.answer.parts import Part, stream_by_parts
@@ -237,6 +246,7 @@ class Pipeline:
             yield finish(text=getattr(exc, "partial", ""), error=str(exc))
             return
         cached = getattr(llm, "reused_tokens", None)  # read before the judge call replaces it
+        yield CheckingEvent(len(tx.sentences(draft)))
         # The verdict reads the answer's prompt, which llama.cpp has cached; answers written in
         # parts had one prompt each, and are judged after a prompt of their own.
         said = prompts[0][0] if len(prompts) == 1 else build_messages(intent.query, evidence)

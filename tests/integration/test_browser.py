@@ -49,12 +49,14 @@ def _ask(page, text: str, answers_before: int) -> None:
     )
 
 
-# Records when the evidence preview, the survey list and the first draft token first appear in the chat.
+# Records when the progress line, the evidence preview, the survey list and the first draft token
+# first appear in the chat.
 WATCH = """() => {
   window.cwSeen = {};
   const chat = document.querySelector('#cw-chat');
   new MutationObserver(() => {
     const now = performance.now();
+    if (!window.cwSeen.progress && chat.querySelector('.cw-progress')) window.cwSeen.progress = now;
     if (!window.cwSeen.preview && chat.querySelector('.cw-preview')) window.cwSeen.preview = now;
     if (!window.cwSeen.list && chat.querySelector('.cw-list')) window.cwSeen.list = now;
     if (!window.cwSeen.draft && chat.innerText.includes('Draft — being checked')) window.cwSeen.draft = now;
@@ -105,8 +107,9 @@ def test_question_and_followup_in_a_real_browser(server, request, tmp_path):
         _ask(page, QUESTION, 0)
         chat = page.locator("#cw-chat")
         seen = page.evaluate("window.cwSeen")
-        # The evidence is on screen before the model's first word.
+        # The progress line, then the evidence, are on screen before the model's first word.
         assert seen.get("preview") and seen.get("draft") and seen["preview"] < seen["draft"], seen
+        assert seen.get("progress") and seen["progress"] <= seen["preview"], seen
         cite = chat.locator("a.cw-cite").first
         assert cite.is_visible()
         target = cite.get_attribute("href")
