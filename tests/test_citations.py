@@ -194,7 +194,10 @@ def test_a_which_paper_sentence_may_restate_the_question_in_its_words():
     asked = check_answer(
         draft, ev, emb, coverage_only, "Which paper introduces a large benchmark for classifying bird sounds?"
     )
-    assert [s.supported for s in asked.sentences] == [True] and not asked.removed
+    # The coverage check (one feature of the sentence decision) counts the question's words as given;
+    # whether the paper is the answer is the model's confirmation (paper_fit), on by default.
+    (said,) = asked.sentences + asked.removed
+    assert any(c.name == "coverage" and c.passed for c in said.checks)
     # Asked something else, the same words are claims of the answer's own, and most are not in the source.
     other = check_answer(draft, ev, emb, coverage_only, "What does BirdSet contain?")
     assert not other.sentences and any(c.name == "coverage" and not c.passed for c in other.removed[0].checks)

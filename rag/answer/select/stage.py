@@ -81,7 +81,13 @@ class Select:
     name = "select"
 
     def __call__(self, work: Work, ctx: Context) -> None:
-        if ctx.selection is None:
+        if ctx.selection is None:  # an answer judged apart from a pipeline (tests, eval variants)
+            if not any(s.claim for s in work.sentences):
+                work.refusal = Refusal("nothing_kept")
+                work.note(
+                    self.name, "refused", "", "no selector bound, and no sentence of the draft was kept"
+                )
+                return
             work.note(self.name, "skipped", "", "no selector bound to this answer")
             return
         started = time.perf_counter()

@@ -135,6 +135,7 @@ REASONS: dict[str, str] = {
     "selected_refusal": "no sentence of the sources is likely enough to answer the question.",
     "draft_declined": "the model wrote that the sources do not state what was asked.",
     "draft_unconfirmed": "no sentence of the draft is confirmed by the source it cites.",
+    "nothing_kept": "no sentence of the draft is backed by the sources.",
 }
 
 

@@ -55,7 +55,9 @@ def features(claim: Claim, source: Source, checks: list[Check], cosine: float) -
     given = claim.given | tx.content_words(claim.users)
     # The question's words are neither for nor against the sentence: what it adds must be in the
     # source ("The 2014 Tour de France was won by X" adds only X).
-    own = words - given
+    # A sentence that only restates the question (and names a paper) claims that restatement: then
+    # its words must stand on the source themselves.
+    own = (words - given) or words
     share = len(own & tx.content_words(source.passage)) / len(own) if own else 1.0
     # The source sentence holding most of what the sentence adds (the answer often sits in another
     # sentence than the one that restates the question).
