@@ -72,7 +72,6 @@ class Work:
     sentences: list[AnswerSentence] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     refusal: Refusal | None = None
-    quoted: bool = False  # the `select` stage showed the quote of the sentence that answers
     stances: list[str] | None = None  # the model's verdict on each shown sentence (None: not asked)
     verdict_skipped: bool = False  # the cascade did not ask: no verdict could change the decision
     selected: dict | None = None  # the `select` stage's features, decision and candidates

@@ -136,7 +136,6 @@ class Select:
             checked.sentences, checked.citations = work.sentences, work.citations
             checked.supported = [best.sentence.text]
             checked.text = render_text(work.sentences, work.citations)
-            work.quoted = True
             work.note(self.name, "quote", work.sentences[0].text, f"{probs}: {why}")
             return
         named = (
