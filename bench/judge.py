@@ -64,7 +64,7 @@ def about_cost(n: int, rounds: int = 5) -> None:
     question."""
     from eval.judge.corpus import abstract_sentences, conference
     from rag.judge.answer import about_judge
-    from rag.judge.reader import question_reader
+    from rag.question.reader import question_reader
 
     papers = conference()
     ids = list(papers)

@@ -19,7 +19,7 @@ from eval.gold import GoldItem
 from eval.metrics import fact_recall
 from eval.runner import System, make_system
 from eval.scale import pipeline_with
-from rag import questions as qs
+from rag import question as qs
 from rag.answer.pipeline import Pipeline
 from rag.answer.prompts import build_messages, count_prompt_tokens
 

@@ -18,8 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 from rag import text as tx
-from rag.questions import Kind, parse
-from rag.said import STATUS_FORMS
+from rag.question import Kind, parse
+from rag.question.said import STATUS_FORMS
 
 
 def topic_key(topic: str) -> tuple[str, ...]:
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     reader = None
     if not args.rules_only:
-        from rag.judge.reader import READER, question_reader
+        from rag.question.reader import READER, question_reader
 
         reader = question_reader(args.reader or READER)
     rows = [json.loads(line) for line in args.gold.read_text(encoding="utf-8").splitlines() if line.strip()]

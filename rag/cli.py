@@ -96,13 +96,13 @@ def search(
     from rag.answer.pipeline import Pipeline
     from rag.filters import describe
     from rag.index.store import StoreError
-    from rag.questions import parse
+    from rag.question import read
 
     _quiet_libraries()
     filters = _filters(filter_)
     pipeline = Pipeline(_settings(fusion=mode))
     try:
-        results = pipeline.search(query, k, filters=filters, alternatives=parse(query).alternatives)
+        results = pipeline.search(query, k, filters=filters, alternatives=read(query).alternatives)
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
     if as_json:

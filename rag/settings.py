@@ -135,6 +135,26 @@ class PartsSettings(BaseModel):
     max_tokens: int = Field(90, ge=16, le=400, description="Max tokens the model may write for one part.")
 
 
+class ConversationSettings(BaseModel):
+    """How a question is read against the conversation before it (rag/question/conversation.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    follow_up: Literal["learned", "pronoun"] = Field(
+        "learned",
+        description="learned: one trained decision says whether a question follows up the last answer "
+        "(its wording, what it shares with the last answer's papers, how close it is to them). pronoun: "
+        'any pronoun makes a follow-up (a self-contained question with "they" is then bound to the last paper).',
+    )
+    threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="p(follow-up) at or above which a question follows up the last answer; empty: the "
+        "threshold shipped with the weights (chosen on dev conversations).",
+    )
+
+
 class MapSettings(BaseModel):
     """The conference map (rag/map/): papers laid out in 2-D, clustered into named topics and themes."""
 
@@ -160,9 +180,9 @@ class SurveySettings(BaseModel):
 
     reader: bool = Field(
         True,
-        description="Read each question with the trained question reader (rag/judge/reader.py): whether it "
+        description="Read each question with the trained question reader (rag/question/reader.py): whether it "
         "asks for a list of papers and which words name the topic, by meaning rather than by wording; "
-        "false: the wording rules of rag/questions.py.",
+        "false: the wording rules of rag/question/rules.py.",
     )
     judge: bool = Field(
         True,
@@ -384,6 +404,11 @@ class Settings(BaseSettings):
     survey: SurveySettings = Field(
         default_factory=lambda: SurveySettings(),
         description="Survey lists; set one field with RAG_SURVEY__<FIELD> (e.g. RAG_SURVEY__JUDGE=false).",
+    )
+    conversation: ConversationSettings = Field(
+        default_factory=lambda: ConversationSettings(),
+        description="Follow-up questions; set one field with RAG_CONVERSATION__<FIELD> "
+        "(e.g. RAG_CONVERSATION__FOLLOW_UP=pronoun).",
     )
     map: MapSettings = Field(
         default_factory=lambda: MapSettings(),

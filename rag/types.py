@@ -185,7 +185,7 @@ class Answer:
     trace: list[Step] = field(default_factory=list)  # what each answer stage did, in order
     selected: dict | None = None  # the `select` stage: its features, candidates and decision
     parts: list[dict] = field(default_factory=list)  # an answer by parts: each part's paper, text, cited
-    intent: Any = field(default=None, repr=False)  # rag.questions.Intent, the question as parsed
+    intent: Any = field(default=None, repr=False)  # rag.question.Intent, the question as parsed
     papers: list[Any] = field(default_factory=list)  # rag.search.survey.SurveyHit: every paper that fits
     near_misses: list[Any] = field(default_factory=list)  # SurveyHit: papers on the words the judge cut
     listing: str = ""  # the sentence before that list (its count and the filters applied)

@@ -14,7 +14,7 @@ from rag.answer.pipeline import (
 )
 from rag.answer.prompts import SYSTEM_PROMPT
 from rag.answer.trust import REFUSAL, is_refusal, unstated_focus
-from rag.questions import parse
+from rag.question import read as parse
 from tests.conftest import PAPERS, make_pipeline
 from tests.fakes import BrokenLLM
 

@@ -13,7 +13,7 @@ import pytest
 from rag.answer.trust import Screen, Trust
 from rag.judge.answer import ANSWER, AnswerJudge, shown
 from rag.judge.model import META_FILE, JudgeLoadError, PairModel
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import select_evidence
 from rag.settings import TrustSettings
 from rag.text import content_words

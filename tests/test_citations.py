@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rag.answer.citations import attach_trailing_markers, name_noun_markers, parse_markers, strip_markers
 from rag.answer.trust import Trust
 from rag.answer.trust import check_answer as _check_answer
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for, select_evidence
 from rag.text import content_words
 from rag.types import Chunk, Paper, Passage, SearchResult

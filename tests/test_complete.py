@@ -4,7 +4,7 @@ import json
 
 from rag.answer.citations import render_text as rendered
 from rag.answer.complete import complete, missing_parts
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for
 from rag.text import has_empty_slot
 from rag.types import AnswerSentence, Citation, Paper

@@ -3,10 +3,10 @@ that each leave a record in the answer's trace."""
 
 import pytest
 
-from rag import questions as qs
+from rag import question as qs
 from rag.answer.pipeline import Turn
 from rag.answer.stages import OPTIONAL, STAGES, pipeline_of
-from rag.questions import Kind, parse
+from rag.question import Kind, parse
 from tests.conftest import make_pipeline
 
 
@@ -79,13 +79,13 @@ def test_a_follow_up_names_the_paper_it_points_back_to(indexed, embedder):
 def test_a_question_is_parsed_once_per_answer(indexed, embedder, monkeypatch, question):
     pipeline, _ = make_pipeline(indexed, embedder, ["Knowledge entropy declines [1]."])
     calls = []
-    real = qs.parse
+    real = qs.read
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(qs, "parse", counting)
+    monkeypatch.setattr(qs, "read", counting)
     answer = pipeline.ask(question)
     assert calls == [question]
     assert answer.intent is not None and answer.to_json()["intent"]["kind"] == answer.intent.kind.value

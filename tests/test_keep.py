@@ -7,7 +7,7 @@ import numpy as np
 from rag.answer.trust import Claim, Source, Trust, check_answer
 from rag.answer.trust.keep import CLAIM_SIDE, SentenceDecision, features, shipped
 from rag.logistic import Logistic
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for
 from rag.text import content_words
 from rag.types import Check, Paper

@@ -8,7 +8,7 @@ import json
 from rag.answer.clean import clean_draft
 from rag.answer.stages import judge
 from rag.answer.trust import Trust, check_answer
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for
 from rag.settings import Settings
 from rag.types import Paper

@@ -8,8 +8,8 @@ import pytest
 from rag.answer.parts.plan import Part, plan
 from rag.answer.parts.run import Written, compose
 from rag.answer.stages import STAGES
-from rag.clauses import compared, questions
-from rag.questions import parse
+from rag.question import read as parse
+from rag.question.clauses import compared, questions
 from rag.search.evidence import Evidence, Sentence
 from rag.types import Answer, AnswerSentence, Citation, Paper, SearchResult, Timings, Turn
 from tests.conftest import make_pipeline

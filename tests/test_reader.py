@@ -1,4 +1,4 @@
-"""The question reader (rag/judge/reader.py) with its shipped weights, and a question's kind and
+"""The question reader (rag/question/reader.py) with its shipped weights, and a question's kind and
 topic as `parse` takes them from it. The phrasings here are not in the held-out sets."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from rag.judge.model import JudgeLoadError
-from rag.judge.reader import READER, Reader, _balanced, _spans, question_reader
-from rag.questions import Kind, parse
+from rag.question import Kind, parse
+from rag.question.reader import READER, Reader, _balanced, _spans, question_reader
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.retrieve import HybridRetriever, rrf, search
 
 

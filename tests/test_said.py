@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.said import AREA_FORMS, STATUS_FORMS, said, shown_status
+from rag.question.said import AREA_FORMS, STATUS_FORMS, said, shown_status
 
 ACCEPTED = ("oral", "spotlight", "poster")
 

@@ -4,7 +4,7 @@ import pytest
 
 from rag.answer.listing import listing_sentence
 from rag.index.ingest import ingest
-from rag.questions import Kind, parse
+from rag.question import Kind, parse
 from rag.search.survey import Survey, phrases
 from tests.conftest import make_pipeline, write_jsonl
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from rag.questions import parse
+from rag.question import read as parse
+from rag.question.rewrite import GRAMMAR, Rewrite, messages, parse_reply, rewritten, unsure
 from rag.search.decide import FEATURES, Decider, Signals, features, mentions, names_of, shipped_decider
-from rag.search.rewrite import GRAMMAR, Rewrite, messages, parse_reply, rewritten, unsure
 from rag.types import Paper
 
 ABSTRACT = (
@@ -110,7 +110,7 @@ def test_only_an_unsure_list_question_is_read_again():
 
 
 def test_a_reading_whose_topic_is_only_the_filter_is_not_used():
-    from rag.search.rewrite import _only_filter_words
+    from rag.question.rewrite import _only_filter_words
 
     asked = parse("In the physical-sciences applications area, which papers generate new molecules?")
     assert _only_filter_words(replace(asked, topic="physical-sciences applications area"))
@@ -129,7 +129,7 @@ class _Model:
 
 
 def test_reading_again_keeps_the_filters_and_refuses_a_filter_read_as_the_topic():
-    from rag.search.rewrite import reread
+    from rag.question.rewrite import reread
 
     asked = replace(
         parse(

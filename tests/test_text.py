@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rag import questions as qs
+from rag import question as qs
 from rag import text as tx
 from rag.text import coined_name, numbers, plain
 from tests.conftest import SEEDS
@@ -82,23 +82,22 @@ def test_empty_slots_where_a_name_was_are_detected():
 
 def test_follow_ups_about_the_paper_just_discussed():
     assert (
-        qs.parse("Which datasets did they use?").refers_back
-        and qs.parse("How fast is the method?").refers_back
+        qs.read("Which datasets did they use?").refers_back and qs.read("How fast is the method?").refers_back
     )
-    assert not qs.parse("Which datasets does TEAL use?").refers_back
+    assert not qs.read("Which datasets does TEAL use?").refers_back
     for question in (
         "Which base models did they test on?",
         "How fast is the method?",
         "Is this paper peer-reviewed?",
     ):
-        assert qs.parse(question).points_at_paper, question
+        assert qs.read(question).points_at_paper, question
     for question in (
         "Do other papers do this?",
         "How does it compare with LoRA?",
         "Which paper proposes a method that prunes networks?",
         "What is a method that reduces the KV cache?",
     ):
-        assert not qs.parse(question).points_at_paper, question
+        assert not qs.read(question).points_at_paper, question
 
 
 @pytest.mark.parametrize(

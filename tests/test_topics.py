@@ -5,7 +5,7 @@ import pytest
 from rag.index.ingest import ingest
 from rag.map.model import Cluster, ConferenceMap, MapPaper
 from rag.map.overview import biggest_topics, topics_text
-from rag.questions import Kind, parse
+from rag.question import Kind, parse
 from tests.conftest import make_pipeline, write_jsonl
 
 

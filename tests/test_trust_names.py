@@ -19,7 +19,7 @@ from rag.answer.trust import (
     check_answer,
 )
 from rag.cli import app
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for
 from rag.settings import Settings, TrustSettings
 from rag.types import Check, Paper

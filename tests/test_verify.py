@@ -21,7 +21,7 @@ from rag.answer.trust import (
     unstated_focus,
 )
 from rag.answer.trust import check_answer as _check_answer
-from rag.questions import parse
+from rag.question import read as parse
 from rag.search.evidence import evidence_for
 from rag.settings import TrustSettings
 from rag.text import content_words

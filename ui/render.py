@@ -10,7 +10,7 @@ import re
 
 from rag.answer.citations import draft_preview, render_text
 from rag.export import bibtex, cited_papers, markdown
-from rag.said import shown_status
+from rag.question.said import shown_status
 from rag.text import plain
 from rag.types import Answer, Citation, SearchResult
 

@@ -18,7 +18,7 @@ from eval.configs import get_config
 from eval.gold import load_gold
 from eval.judge.answers import auc
 from eval.runner import System, make_system
-from rag import questions as qs
+from rag import question as qs
 
 THRESHOLDS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 

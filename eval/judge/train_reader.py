@@ -1,4 +1,4 @@
-"""Train the question reader (`rag.judge.reader`): a MiniLM token classifier from the shipped
+"""Train the question reader (`rag.question.reader`): a MiniLM token classifier from the shipped
 all-MiniLM-L6-v2 weights. Its first position learns list / other, each word piece learns topic /
 alternative / neither, from questions written for it (`eval/judge/data/reader-*.jsonl`: the
 topic and alternatives as exact substrings; reader-long.jsonl holds 300 long questions with
@@ -17,7 +17,7 @@ import json
 import random
 from pathlib import Path
 
-from rag.judge.reader import LABELS, READER
+from rag.question.reader import LABELS, READER
 
 DATA = Path(__file__).parent / "data"
 GOLD = Path(__file__).parent.parent / "gold"

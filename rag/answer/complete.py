@@ -16,9 +16,9 @@ import numpy as np
 
 from rag import text as tx
 from rag.answer.citations import next_number
-from rag.clauses import noun
 from rag.index.embedding import Embedder
-from rag.questions import Intent, Kind, Wanted
+from rag.question import Intent, Kind, Wanted
+from rag.question.clauses import noun
 from rag.search.evidence import Evidence, Sentence, best_told, fit, told
 from rag.types import AnswerSentence, Check, Citation
 

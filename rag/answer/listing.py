@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag import filters as flt
-from rag.questions import Intent
-from rag.said import shown_status
+from rag.question import Intent
+from rag.question.said import shown_status
 from rag.search.survey import SurveyHit
 
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
 
-from rag import questions as qs
+from rag import question as qs
 from rag import text as tx
 from rag.answer import audit as au
 from rag.answer.events import (
@@ -45,10 +45,11 @@ from rag.llm import LLM, LLMError, Message, llm_from_settings
 from rag.map.build import KeptMap, ensure_map, map_folder, vectors_of
 from rag.map.overview import biggest_topics, topics_text
 from rag.map.themes import Theme, group_by_theme, spread
-from rag.questions import Intent
+from rag.question import Intent
+from rag.question.conversation import step as conversation_step
+from rag.question.rewrite import reread, unsure
 from rag.search.evidence import Evidence, Sentence, embedded_sentences, select_evidence
 from rag.search.retrieve import HybridRetriever, each_subject, on_paper, on_subject, rare_names, search
-from rag.search.rewrite import reread, unsure
 from rag.search.similar import named_paper, similar, similar_text
 from rag.search.survey import Survey, SurveyHit, SurveyList, survey_from
 from rag.settings import Settings
@@ -182,7 +183,7 @@ class Pipeline:
             return
         # (the survey resolves the panel's filters and the question's once: `within` is resolved)
         listed = self.survey.listing(intent, filters) if intent.asks_for_papers else SurveyList([], [], [])
-        read: list[Step] = []
+        read: list[Step] = [conversation_step(intent)] if history else []
         if self.unsure(intent):
             if listed.hits:  # the reader's list shows while the model reads the question again
                 yield SurveyEvent(listing_sentence(intent, listed.hits, within), listed.hits, [])
@@ -194,7 +195,11 @@ class Pipeline:
         hits = listed.hits
         themes = self.themes(hits, intent.topic)
         qvec, results = self.find(
-            intent, k=k, filters=within, listed={h.paper.id for h in hits}, themes=themes
+            intent,
+            k=k,
+            filters=within,
+            listed={h.paper.id for h in hits} or {p.id for p in intent.among},
+            themes=themes,
         )
         query = intent.query
         timings = Timings(retrieval=time.perf_counter() - started)
@@ -327,18 +332,32 @@ class Pipeline:
     def reread(self, intent: Intent, backend: str | None = None, model: str | None = None,
                history: Sequence[Turn] = ()) -> tuple[Intent, Step]:  # fmt: skip
         """The question read again by the model, and the trace step saying which reading the
-        answer is built from (`rag.search.rewrite.reread`)."""
+        answer is built from (`rag.question.rewrite.reread`)."""
         return reread(intent, lambda: self.llm(backend, model), history)
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
         """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""
-        return qs.parse(question, history, reader=self.reader)
+        return qs.read(question, history, reader=self.reader, follow=self.follow if history else None)
+
+    @cached_property
+    def follow(self) -> qs.FollowUp | None:
+        """The conversation's follow-up decision (None: a pronoun decides)."""
+        c = self.settings.conversation
+        if c.follow_up != "learned":
+            return None
+        embedder = self.embedder
+
+        def similarity(text: str, others) -> list[float]:
+            vectors = embedder.embed_batch([text, *others])
+            return [sum(a * b for a, b in zip(vectors[0], v)) for v in vectors[1:]]
+
+        return qs.FollowUp.shipped(c.threshold, similarity)
 
     @cached_property
     def reader(self):
         if not self.settings.survey.reader:
             return None
-        from rag.judge.reader import question_reader
+        from rag.question.reader import question_reader
 
         return question_reader()
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rag.llm import LLM
-    from rag.questions import Intent
+    from rag.question import Intent
     from rag.search.evidence import Evidence
 
 # What the user reads when no answer is shown. Asking the default model to write exactly this

@@ -38,7 +38,7 @@ from rag.answer.prompts import REFUSAL
 from rag.answer.select.stage import Select, Selection
 from rag.answer.trust import Checked, Confirm, Entail, Refusal, Stance, Trust, check_answer
 from rag.index.embedding import Embedder
-from rag.questions import Intent
+from rag.question import Intent
 from rag.search.evidence import Evidence
 from rag.types import AnswerSentence, Check, Citation, Step
 

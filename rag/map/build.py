@@ -23,7 +23,7 @@ from rag.map import colours
 from rag.map import regions as rg
 from rag.map import topics as tp
 from rag.map.model import MAP_VERSION, Cluster, ConferenceMap, MapPaper
-from rag.said import shown_status
+from rag.question.said import shown_status
 from rag.types import Paper
 
 log = logging.getLogger(__name__)

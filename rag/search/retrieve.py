@@ -21,7 +21,7 @@ from rag.search.evidence import Sentence, fit, paper_score
 from rag.types import Paper, Passage, SearchResult
 
 if TYPE_CHECKING:
-    from rag.questions import Intent
+    from rag.question import Intent
 
 SentencesOf = Callable[[list[Paper]], list[list[Sentence]]]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from rag import filters as flt
 from rag import text as tx
 from rag.index.store import Store
-from rag.questions import Intent
+from rag.question import Intent
 from rag.search.decide import Decider, Signals, features, names_of, shipped_decider
 from rag.search.forms import Forms, alias_forms
 from rag.search.membership import Judged, Membership

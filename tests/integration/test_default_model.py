@@ -7,7 +7,7 @@ import pytest
 
 from rag.answer.pipeline import Pipeline
 from rag.answer.stages import STAGES
-from rag.questions import parse
+from rag.question import read as parse
 from rag.settings import PartsSettings
 
 pytestmark = pytest.mark.slow

@@ -50,7 +50,7 @@ def test_handwritten_claims_meet_the_acceptance_floor(seed_settings):
 def test_the_sentence_decision_on_real_answer_sentences(seed_settings):
     # The real embedder and the shipped decision, in an answer's check stage (no model needed).
     from rag.answer.trust import check_answer
-    from rag.questions import parse
+    from rag.question import read as parse
     from rag.search.evidence import evidence_for
 
     pipeline = Pipeline(seed_settings)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from rag.questions import Intent, Kind
+from rag.question import Intent, Kind
 from rag.search.evidence import Evidence
 from rag.text import content_words, name_in, names
 from rag.types import Paper, SearchResult

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rag import questions as qs
+from rag import question as qs
 from rag.answer.citations import render_text
 from rag.answer.events import Event, PreviewEvent, SourcesEvent, TokenEvent
 from rag.answer.generate import write
@@ -85,7 +85,7 @@ def part_evidence(pipeline: Pipeline, parts: Sequence[Part]) -> list[Evidence | 
 
 def part_intent(part: Part) -> qs.Intent:
     """The part as a question of its own, about its paper."""
-    intent = qs.parse(part.asked)
+    intent = qs.read(part.asked)
     return replace(
         intent, about=part.paper, kind=qs.Kind.ONE_PAPER, compared=(), compared_asked=(), subjects=()
     )

@@ -18,7 +18,7 @@ from rag.answer.citations import strip_markers
 from rag.answer.complete import lacks_wanted
 from rag.answer.trust import Checked, Drafted, Screen, Trust
 from rag.answer.trust.rules import is_refusal
-from rag.questions import Intent, Kind, Wanted
+from rag.question import Intent, Kind, Wanted
 from rag.search.evidence import Evidence, Sentence
 
 # The question alone: what the control selector may read.

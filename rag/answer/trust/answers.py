@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from rag.answer.citations import (  # noqa: I001
 from rag.answer.trust.checks import Checked, Stance, Verdict, has_claim
 from rag.answer.trust.model_checks import Confirm, Entail, paper_answer
 from rag.answer.trust.trust import Trust
-from rag.questions import Intent
+from rag.question import Intent
 from rag.search.evidence import Evidence, Sentence
 from rag.types import AnswerSentence, Check
 
@@ -51,6 +52,7 @@ class _DraftCheck:
     ):
         self.offered = {ev.number: ev for ev in evidence}
         self.titles = {n: ev.paper.title for n, ev in self.offered.items() if ev.paper.title}
+        self.short = short_names(evidence)
         self.embedder, self.trust, self.intent, self.confirm = embedder, trust, intent, confirm
         self.asked = intent.words if intent.asks_for_paper else frozenset()
         self.one_paper = bool(self.asked) and not intent.asks_for_papers
@@ -71,11 +73,24 @@ class _DraftCheck:
 
     def prepared(self, texts: Sequence[str]) -> list[_Piece]:
         plain = [strip_markers(t) for t in texts]
-        # A paper named by its title is backed by that title; the rest of the sentence is checked.
-        named = [[n for n, t in self.titles.items() if t.lower() in p.lower()] for p in plain]
-        claims = [tx.without_titles(p, [self.titles[n] for n in ns]) for p, ns in zip(plain, named)]
+        # A paper named by its title, or by the short name its title gives ("Judge Decoding"), is
+        # backed by that paper; the rest of the sentence is checked.
+        named = [[n for n in self.offered if self.names(n, p)] for p in plain]
+        claims = [
+            tx.without_titles(
+                p, [t for n in ns for t in (self.titles.get(n, ""), *self.short.get(n, ())) if t]
+            )
+            for p, ns in zip(plain, named)
+        ]
         vectors = np.asarray(self.embedder.embed_batch(claims), dtype=np.float32) if claims else []
         return [_Piece(*row) for row in zip(texts, plain, claims, named, vectors)]
+
+    def names(self, n: int, sentence: str) -> bool:
+        """Does `sentence` name offered paper `n`, by its title or its own short name?"""
+        title = self.titles.get(n, "")
+        if title and title.lower() in sentence.lower():
+            return True
+        return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", sentence) for s in self.short.get(n, ()))
 
     @functools.cached_property
     def described(self) -> list[tuple[str, np.ndarray, set[str]]]:
@@ -153,7 +168,9 @@ class _DraftCheck:
         """Show the sentence under the cited sources that back it, or else under the offered one
         that backs it best (small models misplace markers); False when none does."""
         good = [n for n in cited if n in verdicts and verdicts[n].passed]
-        attributed = False
+        if piece.named:  # a sentence about named papers cites each of them that backs it
+            good = [n for n in piece.named if verdicts[n].passed]
+        attributed = bool(good) and not set(good) <= set(cited)
         if not good:
             passing = [n for n in verdicts if verdicts[n].passed]
             if not passing:
@@ -243,6 +260,21 @@ class _DraftCheck:
         if self.keep(piece, cited, verdicts):
             return
         self.remove(piece, cited, verdicts)
+
+
+def short_names(evidence: Sequence[Evidence]) -> dict[int, tuple[str, ...]]:
+    """The short names each offered paper goes by: its title's head before a colon ("Judge
+    Decoding: Faster ...") and the name it coins (`text.coined_name`), each only when no other
+    offered paper's text holds it (then it tells them apart)."""
+    out: dict[int, tuple[str, ...]] = {}
+    for ev in evidence:
+        head = re.match(r"\s*([^:]{6,60}):", ev.paper.title or "")
+        names = [head.group(1).strip()] if head and len(head.group(1).split()) <= 5 else []
+        coined = tx.coined_name(ev.paper.title or "", ev.paper.abstract)
+        names += [coined] if len(coined) >= 4 else []
+        others = " ".join(o.paper.text.lower() for o in evidence if o.paper.id != ev.paper.id)
+        out[ev.number] = tuple(dict.fromkeys(n for n in names if n.lower() not in others))
+    return out
 
 
 def check_answer(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rag import text as tx
-from rag.questions import Intent
+from rag.question import Intent
 from rag.settings import TrustSettings
 from rag.types import Check
 

@@ -10,7 +10,7 @@ from rag import text as tx
 from rag.answer.citations import strip_markers
 from rag.answer.trust.base import Drafted, Refusal, Rule, Screen
 from rag.answer.trust.checks import Checked
-from rag.questions import Intent
+from rag.question import Intent
 
 # ---- refusal detection
 

@@ -22,7 +22,7 @@ from rag.answer.trust.base import (
     Source,
     UnknownName,
 )
-from rag.questions import Intent
+from rag.question import Intent
 from rag.search.evidence import Evidence
 from rag.settings import TrustSettings
 from rag.types import SearchResult

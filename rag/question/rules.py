@@ -1,118 +1,38 @@
-"""A question parsed once into an `Intent`: what it asks for (one paper's content, which paper,
-several papers, a comparison, a follow-up), its parts, the names and words it uses, the
-alternatives of "Which papers do X or Y?", and the paper of an earlier turn it points back to.
-
-`parse` is the only reader of the question's wording: retrieval, evidence, trust and completion
-take the `Intent`. Word-level text handling (sentences, words, names) is `rag.text`'s.
+"""The wording rules of a question's reading: what it asks for (one paper's content, which
+paper, several papers, a comparison, a follow-up), its parts, the names and words it uses, the
+alternatives of "Which papers do X or Y?". The trained reader (`reader`) gives the list and its
+topic, the conversation's decision (`conversation`) whether it follows up the last answer.
+Word-level text handling (sentences, words, names) is `rag.text`'s.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from rag import clauses
 from rag import text as tx
-from rag.said import said
+from rag.question import clauses
+from rag.question.conversation import Binding, FollowUp, Last, standalone_query
+from rag.question.intent import Intent, Kind, Wanted
+from rag.question.said import said
 from rag.text import STOP_WORDS, content_words
 
 if TYPE_CHECKING:
-    from rag.judge.reader import Reader, Reading
-    from rag.types import Paper, Turn
+    from rag.question.reader import Reader, Reading
+    from rag.types import Turn
 
 
-class Kind(StrEnum):
-    """What the answer is."""
-
-    ONE_PAPER = "one_paper"  # a fact from a paper's content
-    WHICH_PAPER = "which_paper"  # a paper ("Which paper introduces ...?")
-    SEVERAL_PAPERS = "several_papers"  # papers ("Which papers study ...?")
-    COMPARISON = "comparison"  # one thing against another ("... compared with the baseline?")
-    FOLLOW_UP = "follow_up"  # about what the conversation was about ("Which models did they test?")
-    TOPICS = "topics"  # the index's topics and their sizes ("What are the biggest topics among the orals?")
-    SIMILAR = "similar"  # the papers nearest a named one ("Papers like Attention Sinks in LLMs")
-
-
-class Wanted(StrEnum):
-    """What kind of thing an answer must contain to answer at all (beside the facts themselves)."""
-
-    PAPER = "paper"  # "Which paper ...?": a paper
-    NUMBER = "number"  # "How many ...?", "What percentage ...?", "How fast ...?": a number
-    YES_NO = "yes_no"  # "Does ...?": yes or no, and why
-    ANY = "any"  # what, how, why: a description; no kind to test by its form
-
-
-@dataclass(frozen=True)
-class Intent:
-    """One question, parsed. `question` is as asked; `query` is what is searched (a follow-up
-    names the paper it points back to)."""
-
-    question: str
-    query: str
-    kind: Kind
-    parts: tuple[str, ...]  # the parts that each need an answer (one for a simple question)
-    names: frozenset[str]  # methods, models, datasets, proper nouns of the query (`text.names`)
-    words: frozenset[str]  # content stems (`text.content_words`)
-    alternatives: tuple[str, ...]  # "Which papers do X or Y?" asked once for X and once for Y
-    described: tuple[str, ...]  # what the paper asked for is said to be or do, per variant
-    counts: tuple[str, ...]  # "how many X": the words of X (none when a paper is asked for)
-    yes_no: bool  # "Does ...?", "Is ...?"
-    refers_back: bool  # "they", "it", "the paper": points at something said before
-    points_at_paper: bool  # about the paper just discussed, not a new search for papers
-    subjects: tuple[str, ...] = ()  # "How do A and B each ...?": the named things, one part each
-    about: Paper | None = None  # the one paper the last answer cited, when the question points at it
-    filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said in words: "Which oral papers"
-    topic: str = ""  # what the papers asked for are about ("Which papers use KANs?" -> "KANs")
-    also: tuple[str, ...] = ()  # other names of the topic the question gives ("X, such as Y", "X or Y")
-    # How sure the question reader was of the topic (`Reading.confidence`); 0 when it read none and
-    # the wording rules gave the topic, 1 without a reader.
-    topic_confidence: float = 1.0
-    listing_p: float | None = None  # the reader's p(the question asks for a list of papers)
-    counting: bool = False  # "How many papers ...?": the answer is the count of the list
-    wants: Wanted = Wanted.ANY  # the kind of thing an answer must contain (`complete.lacks_wanted`)
-    like: str = ""  # "Papers like <title>": the title (or words of it) as said
-    # Two things set side by side, in any wording ("A vs B: ...", "How does A differ from B?"), and
-    # the question asked of each alone: what the answer by parts (rag/answer/parts/) answers.
-    compared: tuple[str, ...] = ()
-    compared_asked: tuple[str, ...] = ()
-    questions: tuple[str, ...] = ()  # the questions it holds, each answered on its own (`clauses.questions`)
-
-    @property
-    def asks_for_paper(self) -> bool:
-        """The answer is a paper or papers."""
-        return self.kind in (Kind.WHICH_PAPER, Kind.SEVERAL_PAPERS)
-
-    @property
-    def asks_for_papers(self) -> bool:
-        return self.kind is Kind.SEVERAL_PAPERS
-
-    @property
-    def variants(self) -> tuple[str, ...]:
-        """The question and each of its alternatives."""
-        return (self.question, *self.alternatives)
-
-    def to_json(self) -> dict:
-        return {
-            "kind": self.kind.value,
-            "query": self.query,
-            "parts": list(self.parts),
-            "names": sorted(self.names),
-            "alternatives": list(self.alternatives),
-            "counts": list(self.counts),
-            "subjects": list(self.subjects),
-            "about": self.about.id if self.about else None,
-            "filters": {k: list(v) for k, v in self.filters.items()},
-            "wants": self.wants.value,
-            "compared": list(self.compared),
-        }
-
-
-def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = None) -> Intent:
+def parse(
+    question: str,
+    history: Sequence[Turn] = (),
+    reader: Reader | None = None,
+    follow: FollowUp | None = None,
+) -> Intent:
     """The `Intent` of `question`, asked after the turns of `history`. `reader` (the trained
-    question reader) decides whether it asks for a list of papers and on what topic."""
+    question reader) decides whether it asks for a list of papers and on what topic; `follow`
+    (the conversation's decision) whether it follows up the last answer (without it: a pronoun
+    does)."""
     reading = reader.read(question) if reader is not None else None
     text = said(question).rest  # the rules read the question without its status words
     asks = _ASKS_FOR_PAPER.search(text)
@@ -130,6 +50,12 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
     asks = _ASKS_FOR_PAPER.search(text) or (survey if several else None)
     points = _points_at_paper(text, bool(asks) or several)
     refers = bool(_REFERS_BACK.search(text))
+    last = Last.of(history)
+    binding = (
+        follow.bind(text, last, asks_paper=bool(asks) or several, listing=reading.listing if reading else 0.0)
+        if follow is not None and last is not None
+        else _pronoun_binding(last, refers, points)
+    )
     subjects, asked_each = ((), ()) if asks or several else clauses.subjects(text)
     like = _LIKE.match(text)
     if like:
@@ -142,7 +68,7 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         kind = Kind.WHICH_PAPER
     elif subjects or clauses.VERSUS.search(text):
         kind = Kind.COMPARISON
-    elif history and refers:
+    elif binding.follows:
         kind = Kind.FOLLOW_UP
     else:
         kind = Kind.ONE_PAPER
@@ -151,7 +77,7 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         topic, area = _topic(text[asks.end() :]) if asks else ("", "")
         if area:
             filters = {**filters, "area": (area.lower(),)}
-    query = _standalone_query(text, history, refers)
+    query = standalone_query(text, last, binding)
     pair = None if asks or several or like else clauses.compared(text)
     # `compared` reads more wordings; `subjects` ("A and B each ...") where it reads none.
     compared, compared_asked = pair or ((subjects, asked_each) if subjects else ((), ()))
@@ -168,9 +94,15 @@ def parse(question: str, history: Sequence[Turn] = (), reader: Reader | None = N
         yes_no=bool(_YES_NO.match(text)),
         refers_back=refers,
         points_at_paper=points,
-        about=_referent(history)
-        if history and (points or (like and _THIS_ONE.match(like.group("title"))))
-        else None,
+        # A follow-up about the paper's own content reads that paper alone; one about others
+        # ("Do other papers improve on it?") searches beyond it.
+        about=binding.paper
+        if kind is Kind.FOLLOW_UP and not _BEYOND.search(text)
+        else (_only(last) if like and _THIS_ONE.match(like.group("title")) else None),
+        among=binding.papers if kind is Kind.FOLLOW_UP and len(binding.papers) > 1 else (),
+        follows=binding.follows,
+        follow_p=binding.p if follow is not None and last is not None else None,
+        follow_why=binding.why,
         filters=filters,
         subjects=subjects,
         topic=topic,
@@ -343,23 +275,15 @@ def _points_at_paper(question: str, asks_for_paper: bool) -> bool:
     return bool(_POINTS_AT_PAPER.search(question)) and not _BEYOND.search(question) and not asks_for_paper
 
 
-def _referent(history: Sequence[Turn]) -> Paper | None:
-    """The one paper the last answer cited. None when it cited none (a refusal: its best source is
-    a guess) or several (then "they" could be any of them)."""
-    last = history[-1].answer
-    cited = {c.paper_id for c in last.citations}
-    if len(cited) != 1:
-        return None
-    return next((r.paper for r in last.retrieved if r.paper.id in cited), None)
+def _pronoun_binding(last: Last | None, refers: bool, points: bool) -> Binding:
+    """Without the learned decision: a pronoun makes a follow-up, about the one paper the last
+    answer cited when the pronoun points at a paper."""
+    if last is None or not refers:
+        return Binding(False, why="no pronoun" if last else "the first question")
+    one = _only(last)
+    return Binding(True, 1.0, (one,) if points and one else (), "a pronoun")
 
 
-def _standalone_query(question: str, history: Sequence[Turn], refers_back: bool) -> str:
-    """A follow-up made searchable on its own: when it refers back ("what datasets did it use?"),
-    it names the paper the last answer was about."""
-    if not history or not refers_back:
-        return question
-    last = history[-1].answer
-    cited = [c.title for c in last.citations] or [r.paper.display_title for r in last.retrieved[:1]]
-    if not cited:
-        return f"{question} (context: {history[-1].question})"
-    return f"{question} (about: {cited[0]})"
+def _only(last: Last | None):
+    """The one paper the last answer cited; None when it cited none or several."""
+    return last.papers[0] if last is not None and len(last.papers) == 1 and not last.listed else None

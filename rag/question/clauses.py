@@ -1,7 +1,7 @@
 """The clauses of a question: its parts that each need an answer, the two things asked the same
 of ("How do A and B each ...?"), and the alternatives of "Which papers do X or Y?".
 
-Only `rag.questions.parse` calls these; everything downstream reads the `Intent` they fill.
+Only `rag.question.read` calls these; everything downstream reads the `Intent` they fill.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ written by people who had not read the parser (eval/judge/train_reader.py), read
 Wording rules fit the phrasings they were written for; a trained reader decides by meaning. Its
 first position says list or not; each word piece says whether it is in the topic, in an
 alternative or gloss of it ("such as Y", "or Y", "i.e. Y"), or neither. Status and area words stay
-with the filter table (`rag.questions`): they are a closed vocabulary.
+with the filter table (`rag.question`): they are a closed vocabulary.
 """
 
 from __future__ import annotations

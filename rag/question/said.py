@@ -4,7 +4,7 @@ says them ("Which orals ...", "rejected submissions on X", "papers on X that wer
 same table docs/survey.md prints and tests/test_said.py walks row by row.
 
 These are a closed vocabulary (the index's own status values and 21 areas), so a table, not a
-model, reads them; the topic around them is the question reader's (`rag.judge.reader`).
+model, reads them; the topic around them is the question reader's (`rag.question.reader`).
 """
 
 from __future__ import annotations

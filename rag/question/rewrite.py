@@ -2,13 +2,13 @@
 "PINNs: what's out there?", a topic before a colon, a wording unlike the reader's training. The
 model writes the topic and its other names as JSON under a grammar (one short generation, no
 free text to parse), and the list is built from that reading. Status and area stay with the
-filter table (`rag.said`): they are a closed vocabulary the model need not guess.
+filter table (`rag.question.said`): they are a closed vocabulary the model need not guess.
 
 When: the question reads as a list but the reader read no topic in it (the wording rules gave one,
 or none), or its least sure word's p is below `survey.rewrite_below`; or the reader read it as no
 list with a p(list) of at least `survey.rewrite_kind_above` (an unusual list question: "MCMC: what's
 out there?"). The model's reading then stands in for the reader's: the question is parsed again
-with it (`rag.questions.parse`), so its filters are read as a list question's."""
+with it (`rag.question.read`), so its filters are read as a list question's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from rag.questions import Intent
+from rag.question import Intent
 from rag.types import Step
 
 log = logging.getLogger(__name__)
@@ -133,13 +133,16 @@ class _Read:
 def rewritten(intent: Intent, r: Rewrite, history=()) -> Intent:
     """The question parsed again with the model's reading in the reader's place (its topic and
     other names; the question's own alternatives kept), as a list question."""
-    from rag.judge.reader import Reading
-    from rag.questions import parse
+    from rag.question import read
+    from rag.question.reader import Reading
 
     also = tuple(dict.fromkeys(a for a in (*r.aliases, *intent.also) if a.lower() != r.topic.lower()))
     confidence = intent.topic_confidence if intent.asks_for_papers else 0.0
-    new = parse(intent.question, history, reader=_Read(Reading(1.0, r.topic, also, confidence)))
-    return replace(new, topic_confidence=confidence, listing_p=intent.listing_p)
+    new = read(intent.question, history, reader=_Read(Reading(1.0, r.topic, also, confidence)))
+    # The conversation was decided on the first reading; a second reading of the topic keeps it.
+    return replace(new, topic_confidence=confidence, listing_p=intent.listing_p, query=intent.query,
+                   follows=intent.follows, follow_p=intent.follow_p, follow_why=intent.follow_why,
+                   about=intent.about, among=intent.among)  # fmt: skip
 
 
 def reread(intent: Intent, llm: Callable[[], object], history=()) -> tuple[Intent, Step]:

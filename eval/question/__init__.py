@@ -1,0 +1,1 @@
+"""Evaluation and training of the question's reading against the conversation (rag/question/)."""
