@@ -24,7 +24,7 @@ from rag.question.conversation import Last
 def decided(item, follow, reader) -> dict:
     intent = read(item.question, item.history, reader=reader, follow=follow)
     last = Last.of(item.history)
-    bound = [p.id for p in (intent.among or ((intent.about,) if intent.about else ()))]
+    bound = [p.id for p in intent.referents]
     if item.refers_to == "all":
         right_ref = len(bound) > 1 and set(bound) == {p.id for p in last.papers}
     else:
@@ -73,7 +73,7 @@ def live(path: Path, out: Path) -> None:
             lines.append({"conversation": conv["id"], "index": i, "question": t["question"], "truth": t,
                           "follows": bool(intent and intent.follows), "p": intent.follow_p if intent else None,
                           "about": intent.about.id if intent and intent.about else None,
-                          "among": [p.id for p in intent.among] if intent else [],
+                          "referents": [p.id for p in intent.referents] if intent else [],
                           "cited": sorted({c.paper_id for c in answer.citations}),
                           "listed": [h.paper.id for h in answer.papers], "answer": answer.text,
                           "abstained": answer.abstained, "seconds": answer.timings.total})  # fmt: skip
@@ -92,7 +92,7 @@ def live_summary(out: Path) -> dict:
     def cites(r) -> bool:
         ref = r["truth"]["refers_to"]
         shown = set(r["cited"]) | set(r["listed"])
-        return bool(shown & set(r["among"] or [])) if ref == "all" else ref in shown
+        return bool(shown & set(r["referents"])) if ref == "all" else ref in shown
 
     return {
         "conversations": len({r["conversation"] for r in rows}),
@@ -101,8 +101,30 @@ def live_summary(out: Path) -> dict:
         "follow_ups_citing_their_paper": sum(cites(r) for r in fol),
         "alone_right": sum(not r["follows"] for r in alone),
         "alone": len(alone),
-        "alone_bound_to_earlier_paper": sum(bool(r["about"] or r["among"]) for r in alone),
+        "alone_bound_to_earlier_paper": sum(bool(r["referents"]) for r in alone),
     }
+
+
+def others(paths: Sequence[Path]) -> list[dict]:
+    """Questions written by others (gold and outside sets) as conversations: each follow-up item
+    after its own first question, answered right; each other one-paper question after the item
+    before it in its file (about another paper), where it must stand alone."""
+    from eval.gold import normalized
+
+    convs = []
+    for path in paths:
+        rows = [normalized(json.loads(line)) for line in Path(path).read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r.get("papers") and r.get("type") != "survey"]
+        for prev, row in zip(rows, rows[1:]):
+            first = {"question": (row.get("history") or [prev["question"]])[0], "kind": "one_paper",
+                     "paper": row["papers"][0] if row.get("history") else prev["papers"][0]}  # fmt: skip
+            if not row.get("history") and first["paper"] in row["papers"]:
+                continue  # the same paper twice: no way to tell a follow-up from a new question
+            follows = bool(row.get("history"))
+            second = {"question": row["question"], "kind": "one_paper", "paper": row["papers"][0],
+                      "follows": follows, "refers_to": row["papers"][0] if follows else None}  # fmt: skip
+            convs.append({"id": f"{Path(path).stem}:{row['id']}", "turns": [first, second]})
+    return convs
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -110,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("file")
     ap.add_argument("--live", help="answer with the real pipeline, writing each turn to this file")
     ap.add_argument("--report", action="store_true", help="with --live: only summarise what OUT holds")
+    ap.add_argument("--others", action="store_true",
+                    help="FILE is gold question files (comma-separated): each question after the one before it")  # fmt: skip
     args = ap.parse_args(argv)
     if args.live:
         if not args.report:
@@ -123,8 +147,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     reader = question_reader()
     learned = FollowUp.shipped(similarity=similarity_of(embedder_from_settings(Settings())))
-    rows = oracle(Path(args.file), learned, reader)
-    rule = oracle(Path(args.file), None, reader)
+    if args.others:
+        convs = others([Path(f) for f in args.file.split(",")])
+        rows = [decided(a, learned, reader) for a in asked(convs)]
+        rule = [decided(a, None, reader) for a in asked(convs)]
+    else:
+        rows = oracle(Path(args.file), learned, reader)
+        rule = oracle(Path(args.file), None, reader)
     print("decision:", json.dumps(summary(rows)))
     print("pronoun rule:", json.dumps(summary(rule)))
     for r in rows:

@@ -36,7 +36,8 @@ class Capture(cv.FollowUp):
         self.x: dict[str, float] = {}
 
     def bind(self, text, last, *, asks_paper, listing):
-        self.x = cv.features(text, last, asks_paper=asks_paper, listing=listing, similarity=self.similarity)
+        cos = cv.closeness(self.similarity, text, last)
+        self.x = cv.features(text, last, asks_paper=asks_paper, listing=listing, cos=cos)
         return cv.Binding(False)
 
 

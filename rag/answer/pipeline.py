@@ -198,7 +198,7 @@ class Pipeline:
             intent,
             k=k,
             filters=within,
-            listed={h.paper.id for h in hits} or {p.id for p in intent.among},
+            listed={h.paper.id for h in hits} or {p.id for p in intent.referents[1:] and intent.referents},
             themes=themes,
         )
         query = intent.query

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -40,7 +40,9 @@ _GROUP = re.compile(
     r"these papers|those papers|all of them|each of them|them all|among them)\b",
     re.I,
 )
-_THE_ONE = re.compile(r"\bthe (?:one|paper|work)s? (?:about|on|with|that|which|using|from|for)\b", re.I)
+_THE_ONE = re.compile(
+    r"\bthe (?:one|paper|work)s? (?:about|on|with|that|which|using|from|for|where|in)\b", re.I
+)
 
 FEATURES = (
     "pronoun", "paper_word", "pronoun_at", "named_before", "names", "names_in_last", "names_new",
@@ -58,7 +60,7 @@ SAYS = {
     "names_new": "names the last answer's paper does not hold",
     "asks_paper": "it asks for a paper",
     "listing": "it asks for a list",
-    "words": "its length",
+    "words": "many words of its own",
     "overlap_last": "words of the last answer's paper",
     "overlap_question": "words of the last question",
     "lead": "an opening like “and …”",
@@ -115,9 +117,10 @@ def features(
     *,
     asks_paper: bool,
     listing: float,
-    similarity: Callable[[str, Sequence[str]], list[float]] | None = None,
+    cos: Sequence[float] = (),
 ) -> dict[str, float]:
-    """The question (`text`, without its status words) beside the last answer, as numbers."""
+    """The question (`text`, without its status words) beside the last answer, as numbers.
+    `cos`: its cosine to each of the last answer's papers, then to the last question."""
     words = tx.content_words(text)
     names = set(tx.names(text))
     pronoun = _PRONOUN.search(text) or _PAPER_WORD.search(text)
@@ -125,7 +128,6 @@ def features(
     papers_text = " ".join(p.text for p in last.papers)
     in_last = {n for n in names if tx.name_in(n, papers_text)} if papers_text else set()
     last_words = tx.content_words(papers_text)
-    cos = similarity(text, [p.text for p in last.papers] + [last.question]) if similarity else []
     return {
         "pronoun": float(bool(_PRONOUN.search(text))),
         "paper_word": float(bool(_PAPER_WORD.search(text))),
@@ -164,17 +166,37 @@ class FollowUp:
     def bind(self, text: str, last: Last | None, *, asks_paper: bool, listing: float) -> Binding:
         if last is None:
             return Binding(False, 0.0, why="the first question")
-        x = features(text, last, asks_paper=asks_paper, listing=listing, similarity=self.similarity)
+        cos = closeness(self.similarity, text, last)
+        x = features(text, last, asks_paper=asks_paper, listing=listing, cos=cos)
         p = self.model.p(x)
-        follows = p >= self.threshold and bool(last.papers or last.question)
+        follows = p >= self.threshold
         why = _why(self.model, x, follows)
-        return Binding(follows, p, referent(text, last, x) if follows else (), why, x)
+        if follows and len(last.papers) > 1:  # which of a list: by what it says of the paper meant
+            said = described(text)
+            cos = closeness(self.similarity, said, last) if said != text else cos
+        return Binding(follows, p, referent(text, last, x, cos[:-1]) if follows else (), why, x)
 
 
-def referent(text: str, last: Last, x: dict[str, float]) -> tuple[Paper, ...]:
+def closeness(similarity, text: str, last: Last) -> list[float]:
+    """The question's cosine to each of the last answer's papers, then to the last question (none
+    without an embedder)."""
+    return list(similarity(text, [p.text for p in last.papers] + [last.question])) if similarity else []
+
+
+def described(text: str) -> str:
+    """What a follow-up says of the paper it means, when it describes it ("The one about speeding
+    up training: what does it reduce?" -> "The one about speeding up training"); else the text."""
+    m = _THE_ONE.search(text)
+    if not m:
+        return text
+    end = re.search(r"[,:;?]|\s[-–—]\s", text[m.end() :])
+    return text[m.start() : m.end() + end.start()] if end else text
+
+
+def referent(text: str, last: Last, x: dict[str, float], cos: Sequence[float] = ()) -> tuple[Paper, ...]:
     """Which of the last answer's papers a follow-up means: the only one; after a list, all of
     them when it asks about the group, the one it counts to ("the second one"), else the one
-    sharing most of its words."""
+    closest in meaning (`cos`, per paper), then sharing most of its words and names."""
     papers = last.papers
     if len(papers) <= 1:
         return papers
@@ -188,16 +210,25 @@ def referent(text: str, last: Last, x: dict[str, float]) -> tuple[Paper, ...]:
             index = _ORDINALS.index(word) if word in _ORDINALS else int(word[0]) - 1
         if -len(papers) <= index < len(papers):
             return (papers[index],)
-    words = tx.content_words(text)
-    best = max(papers, key=lambda p: len(words & tx.content_words(p.text)) + sum(
-        tx.name_in(n, p.text) for n in tx.names(text)))  # fmt: skip
-    return (best,)
+    words, names = tx.content_words(text), tx.names(text)
+    closest = dict(zip((p.id for p in papers), cos))
+
+    def fits(p: Paper) -> tuple[int, float, int]:
+        return (sum(tx.name_in(n, p.text) for n in names), closest.get(p.id, 0.0),
+                len(words & tx.content_words(p.text)))  # fmt: skip
+
+    return (max(papers, key=fits),)
 
 
 def _why(model: Logistic, x: dict[str, float], follows: bool) -> str:
+    """The two features that pushed the decision most its way, in words ("no …" when it was their
+    absence or smallness that pushed)."""
     pushes = model.pushes(x)
+    mean = dict(zip(model.features, model.mean))
     ranked = sorted(pushes, key=lambda f: -pushes[f] if follows else pushes[f])[:2]
-    return ", ".join(SAYS.get(f, f) for f in ranked if (pushes[f] > 0) == follows)
+    said = [SAYS.get(f, f) if x.get(f, 0.0) >= mean[f] else f"no {SAYS.get(f, f)}" for f in ranked
+            if (pushes[f] > 0) == follows]  # fmt: skip
+    return ", ".join(said)
 
 
 @lru_cache(maxsize=2)
@@ -219,7 +250,7 @@ def step(intent) -> Step:
     how = f"p {intent.follow_p:.2f}; " if intent.follow_p is not None else ""
     if not intent.follows:
         return Step("conversation", "a new question", "", how + (intent.follow_why or "no pointer back"))
-    about = "; ".join(p.display_title for p in (intent.among or ((intent.about,) if intent.about else ())))
+    about = "; ".join(p.display_title for p in intent.referents)
     return Step(
         "conversation", "a follow-up", about or intent.query, how + (intent.follow_why or "a pronoun")
     )

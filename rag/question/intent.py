@@ -67,12 +67,13 @@ class Intent:
     compared_asked: tuple[str, ...] = ()
     questions: tuple[str, ...] = ()  # the questions it holds, each answered on its own (`clauses.questions`)
     # The conversation's decision (`conversation.FollowUp`): does it follow up the last answer,
-    # how sure (None: decided by a pronoun, or the first question), why in words, and every paper
-    # of the last list when it asks about all of them ("Which of them ...?").
+    # how sure (None: decided by a pronoun, or the first question), why in words, and the paper(s)
+    # of the last answer it points at (all of a list for "Which of them ...?"; `about` is the one
+    # paper whose sources alone answer it).
     follows: bool = False
     follow_p: float | None = None
     follow_why: str = ""
-    among: tuple[Paper, ...] = ()
+    referents: tuple[Paper, ...] = ()
 
     @property
     def asks_for_paper(self) -> bool:
@@ -103,5 +104,5 @@ class Intent:
             "compared": list(self.compared),
             "follows": self.follows,
             "follow_p": self.follow_p,
-            "among": [p.id for p in self.among],
+            "referents": [p.id for p in self.referents],
         }

@@ -142,7 +142,7 @@ def rewritten(intent: Intent, r: Rewrite, history=()) -> Intent:
     # The conversation was decided on the first reading; a second reading of the topic keeps it.
     return replace(new, topic_confidence=confidence, listing_p=intent.listing_p, query=intent.query,
                    follows=intent.follows, follow_p=intent.follow_p, follow_why=intent.follow_why,
-                   about=intent.about, among=intent.among)  # fmt: skip
+                   about=intent.about, referents=intent.referents)  # fmt: skip
 
 
 def reread(intent: Intent, llm: Callable[[], object], history=()) -> tuple[Intent, Step]:

@@ -99,7 +99,7 @@ def parse(
         about=binding.paper
         if kind is Kind.FOLLOW_UP and not _BEYOND.search(text)
         else (_only(last) if like and _THIS_ONE.match(like.group("title")) else None),
-        among=binding.papers if kind is Kind.FOLLOW_UP and len(binding.papers) > 1 else (),
+        referents=binding.papers if binding.follows else (),
         follows=binding.follows,
         follow_p=binding.p if follow is not None and last is not None else None,
         follow_why=binding.why,
