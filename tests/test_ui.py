@@ -46,6 +46,15 @@ def test_followup_shows_the_rewritten_query_and_keeps_sessions_apart(indexed, em
     note, answer = out2[-1][0]
     assert note["metadata"]["title"].startswith("Searched for") and "MoE Routers" in note["content"]
     assert "MoE Routers as Embeddings" in answer["content"]
+    # The reading can be undone: its note asks the question again as a new one, read alone.
+    assert (
+        "ask as a new question" in note["content"]
+        and "New question: How much does it improve?" in note["content"]
+    )
+    pipeline3, _ = make_pipeline(indexed, embedder, ["It improves benchmarks by 10.5 percent [1]."])
+    out4 = _run(pipeline3, "New question: How much does it improve?", [*history, *history[:1]], turns)
+    assert len(out4[-1][0]) == 1  # no rewrite note: asked without the conversation
+    assert out4[-1][1][-1].question == "How much does it improve?" and len(out4[-1][1]) == 2
     # a cleared chat (empty history) drops the old turns: no cross-talk into a new conversation
     pipeline2, _ = make_pipeline(indexed, embedder, ["x"])
     out3 = _run(pipeline2, "How much does it improve?", [], turns)

@@ -3,6 +3,7 @@ generator that tests call directly with a fake pipeline."""
 
 from __future__ import annotations
 
+import html
 import logging
 import uuid
 from collections.abc import Iterator
@@ -43,8 +44,8 @@ CSS = """
 .cw-preview mark { background: #fff3c4; }
 .cw-export button { margin: 0.5em 0.5em 0 0; padding: 0.15em 0.6em; border: 1px solid #bbb;
                     border-radius: 4px; background: #f6f6f6; cursor: pointer; font-size: 0.85em; }
-.cw-export pre, .cw-like pre { display: none !important; }  /* the text the buttons carry */
-.cw-like button { margin-left: 0.4em; padding: 0 0.5em; border: 1px solid #bbb; border-radius: 4px;
+.cw-export pre, .cw-like pre, .cw-fresh pre { display: none !important; }  /* the text the buttons carry */
+.cw-like button, .cw-fresh button { margin-left: 0.4em; padding: 0 0.5em; border: 1px solid #bbb; border-radius: 4px;
                   background: #f6f6f6; cursor: pointer; font-size: 0.8em; }
 .cw-list { font-size: 0.85em; border-collapse: collapse; }
 .cw-theme { margin: 0.3em 0 0.6em; font-size: 0.92em; }
@@ -62,12 +63,13 @@ CSS = """
 # is installed by the page-load hook (`js`): a <script> in `head` runs before Gradio replaces the
 # document, and its listener is lost.
 JS = """() => {
-  // "similar papers" under a cited source: ask "Papers like <title>" in the chat.
+  // "similar papers" under a cited source: ask "Papers like <title>" in the chat; "ask as a new
+  // question" under a follow-up's reading: ask it again without the conversation.
   document.addEventListener("click", (event) => {
-    const like = event.target.closest("span.cw-like button.cw-like");
-    if (!like) return;
+    const button = event.target.closest("span.cw-like button.cw-like, span.cw-fresh button.cw-fresh");
+    if (!button) return;
     event.preventDefault();
-    askWhenFree(like.closest("span.cw-like").querySelector("pre.cw-like-q").textContent, 3000);
+    askWhenFree(button.parentElement.querySelector("pre").textContent, 3000);
   }, true);
   // While an answer is still being finished the send button is not on the page (the stop button
   // is), and while its draft is being checked the chat says so: the question waits for both (up
@@ -117,17 +119,24 @@ JS = """() => {
 Message = dict[str, Any]
 
 
-def _query_note(query: str) -> Message:
+# A question asked again with this in front is read without the conversation before it.
+FRESH = "New question: "
+
+
+def _query_note(query: str, question: str) -> Message:
+    """How a follow-up was read, and the way to undo it: ask it as a new question."""
+    undo = (f'<span class="cw-fresh"><button class="cw-fresh">ask as a new question</button>'
+            f"<pre>{html.escape(FRESH + question)}</pre></span>")  # fmt: skip
     return {
         "role": "assistant",
-        "content": query,
+        "content": f"{html.escape(query)} {undo}",
         "metadata": {"title": "Searched for (follow-up rewritten)"},
     }
 
 
 def _reply(content: str, query: str, question: str) -> list[Message]:
     message = {"role": "assistant", "content": content}
-    return [_query_note(query), message] if query != question else [message]
+    return [_query_note(query, question), message] if query != question else [message]
 
 
 def llm_choices(settings: Settings, *, probe_ollama: bool = True) -> list[tuple[str, str]]:
@@ -179,6 +188,8 @@ def respond(
     # The chat may have been cleared or retried: keep only turns that are still on screen.
     asked = sum(1 for m in history if m.get("role") == "user")
     turns = list(turns or [])[:asked]
+    fresh = message.startswith(FRESH)  # "ask as a new question": read without the turns before
+    message = message[len(FRESH) :] if fresh else message
     msg_id = uuid.uuid4().hex[:8]
     question, query, results, text = message, message, [], ""
     previews: dict[str, str] = {}
@@ -190,7 +201,7 @@ def respond(
     try:
         for event in pipeline.stream(
             message,
-            history=turns,
+            history=[] if fresh else turns,
             k=int(k),
             backend=backend,
             model=model,

@@ -24,7 +24,7 @@ from rag.question import conversation as cv
 from rag.question.rules import parse
 
 # The question's wording alone: the control (nothing of the last answer).
-WORDING = ("pronoun", "paper_word", "pronoun_at", "named_before", "names", "asks_paper", "listing", "words",
+WORDING = ("pronoun", "paper_word", "pronoun_at", "named_before", "said_before", "names", "asks_paper", "listing", "words",
            "lead", "ordinal", "group", "the_one")  # fmt: skip
 
 

@@ -40,12 +40,15 @@ _GROUP = re.compile(
     r"these papers|those papers|all of them|each of them|them all|among them)\b",
     re.I,
 )
+# "the one about X", "the Razor one", "that graph one": a paper of a list, by what it is about.
 _THE_ONE = re.compile(
-    r"\bthe (?:one|paper|work)s? (?:about|on|with|that|which|using|from|for|where|in)\b", re.I
+    r"\b(?:the (?:one|paper|work)s? (?:about|on|with|that|which|using|from|for|where|in)|"
+    r"(?:the|that|this) (?:[\w-]+ ){1,4}(?:one|paper)\b(?! (?:of|that|which)\b))",
+    re.I,
 )
 
 FEATURES = (
-    "pronoun", "paper_word", "pronoun_at", "named_before", "names", "names_in_last", "names_new",
+    "pronoun", "paper_word", "pronoun_at", "named_before", "said_before", "names", "names_in_last", "names_new",
     "asks_paper", "listing", "words", "overlap_last", "overlap_question", "lead", "ordinal", "group",
     "the_one", "last_listed", "cos_last", "cos_question",
 )  # fmt: skip
@@ -55,6 +58,8 @@ SAYS = {
     "paper_word": "“the paper” or “the method”",
     "pronoun_at": "where its pronoun stands",
     "named_before": "a name before its pronoun",
+    "said_before": "its own words before its pronoun",
+    "last_listed": "the last answer was a list",
     "names": "names of its own",
     "names_in_last": "names the last answer's paper holds",
     "names_new": "names the last answer's paper does not hold",
@@ -133,6 +138,8 @@ def features(
         "paper_word": float(bool(_PAPER_WORD.search(text))),
         "pronoun_at": (pronoun.start() / max(len(text), 1)) if pronoun else 1.0,
         "named_before": min(len(tx.names(before)), 3) / 3 if pronoun else 0.0,
+        # what "they" can point at inside the question: "Which paper shows X, and how do they ...?"
+        "said_before": min(len(tx.content_words(before)), 6) / 6 if pronoun else 0.0,
         "names": min(len(names), 3) / 3,
         "names_in_last": len(in_last) / len(names) if names else 0.0,
         "names_new": min(len(names - in_last), 3) / 3,
@@ -226,9 +233,13 @@ def _why(model: Logistic, x: dict[str, float], follows: bool) -> str:
     pushes = model.pushes(x)
     mean = dict(zip(model.features, model.mean))
     ranked = sorted(pushes, key=lambda f: -pushes[f] if follows else pushes[f])[:2]
-    said = [SAYS.get(f, f) if x.get(f, 0.0) >= mean[f] else f"no {SAYS.get(f, f)}" for f in ranked
+    said = [SAYS.get(f, f) if x.get(f, 0.0) >= mean[f] else _absent(SAYS.get(f, f)) for f in ranked
             if (pushes[f] > 0) == follows]  # fmt: skip
     return ", ".join(said)
+
+
+def _absent(said: str) -> str:
+    return "no " + re.sub(r"^(?:an?|its) ", "", said)
 
 
 @lru_cache(maxsize=2)

@@ -376,3 +376,65 @@ def test_map_names_never_overprint_at_any_zoom(tmp_path):
     whole = seen[(1, 0, 0)]
     assert 0 < len(whole) < 20  # 20 long names do not all fit the whole view
     assert any("theme" in t for texts in list(seen.values())[1:] for t in texts)  # themes zoomed in
+
+
+# A conversation as a person has it: a survey, a self-contained question whose "they" points
+# inside itself, a true follow-up, and a switch to another paper (seed papers).
+CONVERSATION = (
+    ("Which papers use mixture of experts?", None),
+    (
+        "Which paper introduces knowledge entropy, and what do they find happens to it during pretraining?",
+        "Knowledge Entropy Decay",
+    ),
+    ("What does its decline impair?", "Knowledge Entropy Decay"),
+    ("How many embedding tasks is MoEE evaluated on?", "Mixture-of-Experts LLM Is Secretly"),
+)
+REWRITTEN = "Searched for (follow-up rewritten)"
+
+
+def _turn_text(chat_text: str, question: str, following: str | None) -> str:
+    """What the page shows between a question and the next one."""
+    after = chat_text.split(question)[-1]
+    return after.split(following)[0] if following else after
+
+
+def test_a_four_turn_conversation_is_read_right(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)
+        page.evaluate(WATCH)
+        chat = page.locator("#cw-chat")
+        cited: list[list[str]] = []
+        for question, _ in CONVERSATION:
+            page.evaluate("window.cwSeen = {}")
+            before = chat.locator(".cw-source").count()
+            if question.startswith("Which papers"):  # a survey: its list, then the model's synthesis
+                page.get_by_role("textbox").first.fill(question)
+                page.get_by_role("textbox").first.press("Enter")
+                page.wait_for_selector("#cw-chat .cw-list", timeout=180_000)
+            else:
+                _ask(page, question, before)
+            page.wait_for_function(IDLE, timeout=900_000)
+            seen = page.evaluate("window.cwSeen")
+            # The page says what it is doing before the model's first word (order, not time).
+            assert seen.get("progress"), (question, seen)
+            assert seen.get("draft") is None or seen["progress"] <= seen["draft"], (question, seen)
+            cited.append([t.split("\n")[0] for t in chat.locator(".cw-source").all_inner_texts()[before:]])
+        text = chat.inner_text()
+        questions = [q for q, _ in CONVERSATION]
+        turns = [_turn_text(text, q, n) for q, n in zip(questions, [*questions[1:], None])]
+        assert "Time-MoE" in page.locator("#cw-chat .cw-list").first.inner_text()
+        # The self-contained question is asked as typed, and answered from its own paper.
+        assert REWRITTEN not in turns[1], turns[1]
+        assert any(CONVERSATION[1][1] in t for t in cited[1]), cited[1]
+        # The follow-up is read as one, and answered from the paper just discussed.
+        assert REWRITTEN in turns[2] and CONVERSATION[2][1] in turns[2], turns[2]
+        assert any(CONVERSATION[2][1] in t for t in cited[2]), cited[2]
+        # The switch to another paper is a new question again.
+        assert REWRITTEN not in turns[3], turns[3]
+        assert any(CONVERSATION[3][1] in t for t in cited[3]), cited[3]
+        browser.close()

@@ -24,7 +24,7 @@ from rag.answer.trust.model_checks import Confirm, Entail, paper_answer
 from rag.answer.trust.trust import Trust
 from rag.question import Intent
 from rag.search.evidence import Evidence, Sentence
-from rag.types import AnswerSentence, Check
+from rag.types import AnswerSentence, Check, Paper
 
 
 def _quote(ev: Evidence, sentence: Sentence) -> str:
@@ -87,10 +87,7 @@ class _DraftCheck:
 
     def names(self, n: int, sentence: str) -> bool:
         """Does `sentence` name offered paper `n`, by its title or its own short name?"""
-        title = self.titles.get(n, "")
-        if title and title.lower() in sentence.lower():
-            return True
-        return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", sentence) for s in self.short.get(n, ()))
+        return names_paper(self.offered[n].paper, self.short.get(n, ()), sentence)
 
     @functools.cached_property
     def described(self) -> list[tuple[str, np.ndarray, set[str]]]:
@@ -263,18 +260,31 @@ class _DraftCheck:
 
 
 def short_names(evidence: Sequence[Evidence]) -> dict[int, tuple[str, ...]]:
-    """The short names each offered paper goes by: its title's head before a colon ("Judge
-    Decoding: Faster ...") and the name it coins (`text.coined_name`), each only when no other
-    offered paper's text holds it (then it tells them apart)."""
-    out: dict[int, tuple[str, ...]] = {}
-    for ev in evidence:
-        head = re.match(r"\s*([^:]{6,60}):", ev.paper.title or "")
+    """The short names each offered source's paper goes by (`paper_names`), by source number."""
+    names = paper_names([ev.paper for ev in evidence])
+    return {ev.number: names[ev.paper.id] for ev in evidence}
+
+
+def paper_names(papers: Sequence[Paper]) -> dict[str, tuple[str, ...]]:
+    """The short names each paper goes by: its title's head before a colon ("Judge Decoding:
+    Faster ...") and the name it coins (`text.coined_name`), each only when no other of the papers'
+    text holds it (then it tells them apart)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for paper in papers:
+        head = re.match(r"\s*([^:]{6,60}):", paper.title or "")
         names = [head.group(1).strip()] if head and len(head.group(1).split()) <= 5 else []
-        coined = tx.coined_name(ev.paper.title or "", ev.paper.abstract)
+        coined = tx.coined_name(paper.title or "", paper.abstract)
         names += [coined] if len(coined) >= 4 else []
-        others = " ".join(o.paper.text.lower() for o in evidence if o.paper.id != ev.paper.id)
-        out[ev.number] = tuple(dict.fromkeys(n for n in names if n.lower() not in others))
+        others = " ".join(o.text.lower() for o in papers if o.id != paper.id)
+        out[paper.id] = tuple(dict.fromkeys(n for n in names if n.lower() not in others))
     return out
+
+
+def names_paper(paper: Paper, short: Sequence[str], sentence: str) -> bool:
+    """Does `sentence` name `paper`, by its title or one of its short names?"""
+    if paper.title and paper.title.lower() in sentence.lower():
+        return True
+    return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", sentence) for s in short)
 
 
 def check_answer(
