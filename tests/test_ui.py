@@ -155,3 +155,25 @@ def test_labels_use_no_emoji_that_chromium_lacks(indexed, embedder):
         assert not [c for c in text if ord(c) >= 0x2190 and c not in "…—“”’"], (
             "a glyph Debian's fonts may lack"
         )
+
+
+def test_the_stop_button_ends_the_generation(indexed, embedder):
+    """Gradio's stop button closes the handler's generator; the model is then asked for no more
+    tokens (a draft of 200 words is cut off after the first few)."""
+    reply = " ".join(f"word{i}" for i in range(200)) + " [1]."
+    pipeline, llm = make_pipeline(indexed, embedder, [reply])
+    pulled: list[str] = []
+    real = llm.stream
+
+    def counting(*args, **kwargs):
+        for token in real(*args, **kwargs):
+            pulled.append(token)
+            yield token
+
+    llm.stream = counting
+    handler = respond("How does knowledge entropy change?", [], 3, "fake", 0.0, [], pipeline=pipeline)
+    for messages, _ in handler:
+        if "Draft — being checked" in messages[-1]["content"]:
+            break
+    handler.close()  # what the stop button does to a running handler
+    assert 0 < len(pulled) < 20, len(pulled)

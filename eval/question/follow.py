@@ -140,13 +140,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             live(Path(args.file), Path(args.live))
         print(json.dumps(live_summary(Path(args.live)), indent=1))
         return
-    from eval.question.train_follow import similarity_of
-    from rag.index.embedding import embedder_from_settings
+    from eval.question.train_follow import meaning
     from rag.question.reader import question_reader
-    from rag.settings import Settings
 
     reader = question_reader()
-    learned = FollowUp.shipped(similarity=similarity_of(embedder_from_settings(Settings())))
+    learned = FollowUp.shipped(meaning=meaning())
     if args.others:
         convs = others([Path(f) for f in args.file.split(",")])
         rows = [decided(a, learned, reader) for a in asked(convs)]

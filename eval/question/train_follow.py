@@ -31,26 +31,26 @@ WORDING = ("pronoun", "paper_word", "pronoun_at", "named_before", "said_before",
 class Capture(cv.FollowUp):
     """Reads the features the decision would see, and decides nothing."""
 
-    def __init__(self, similarity):
-        super().__init__(model=None, similarity=similarity)  # type: ignore[arg-type]
+    def __init__(self, meaning: cv.Meaning):
+        super().__init__(model=None, meaning=meaning)  # type: ignore[arg-type]
         self.x: dict[str, float] = {}
 
     def bind(self, text, last, *, asks_paper, listing):
-        cos = cv.closeness(self.similarity, text, last)
-        self.x = cv.features(text, last, asks_paper=asks_paper, listing=listing, cos=cos)
+        self.x = self.features(text, last, asks_paper=asks_paper, listing=listing)[0]
         return cv.Binding(False)
 
 
-def similarity_of(embedder):
-    def similarity(text: str, others: Sequence[str]) -> list[float]:
-        vectors = embedder.embed_batch([text, *others])
-        return [float(np.dot(vectors[0], v)) for v in vectors[1:]]
+def meaning() -> cv.Meaning:
+    """The settings' embedder and index (the whole conference: the index users search)."""
+    from rag.answer.pipeline import Pipeline
+    from rag.settings import Settings
 
-    return similarity
+    pipeline = Pipeline(Settings())
+    return cv.Meaning(pipeline.embedder, pipeline.store)
 
 
-def rows(items: Sequence[Asked], embedder, reader) -> list[dict]:
-    capture = Capture(similarity_of(embedder))
+def rows(items: Sequence[Asked], meaning: cv.Meaning, reader) -> list[dict]:
+    capture = Capture(meaning)
     out = []
     for a in items:
         intent = parse(a.question, a.history, reader=reader, follow=capture)
@@ -94,15 +94,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     from pathlib import Path
 
-    from rag.index.embedding import embedder_from_settings
     from rag.question.reader import question_reader
-    from rag.settings import Settings
 
     cache = Path(args.rows)
     if cache.exists() and json.loads(cache.read_text()).get("data") == args.data:
         rs = json.loads(cache.read_text())["rows"]
     else:
-        rs = rows(list(asked(load(Path(args.data)))), embedder_from_settings(Settings()), question_reader())
+        rs = rows(list(asked(load(Path(args.data)))), meaning(), question_reader())
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps({"data": args.data, "rows": rs}))
     y = np.array([r["follows"] for r in rs], dtype=int)

@@ -345,13 +345,9 @@ class Pipeline:
         c = self.settings.conversation
         if c.follow_up != "learned":
             return None
-        embedder = self.embedder
+        from rag.question.conversation import Meaning
 
-        def similarity(text: str, others) -> list[float]:
-            vectors = embedder.embed_batch([text, *others])
-            return [sum(a * b for a, b in zip(vectors[0], v)) for v in vectors[1:]]
-
-        return qs.FollowUp.shipped(c.threshold, similarity)
+        return qs.FollowUp.shipped(c.threshold, Meaning(self.embedder, self.store))
 
     @cached_property
     def reader(self):

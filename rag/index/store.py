@@ -205,6 +205,15 @@ class Store:
         got = self.collection.get(ids=list(first_chunks.values()), include=["metadatas"])
         return {m["paper_id"]: paper_from_meta(m) for m in got["metadatas"] if "paper" in m}
 
+    def closest(self, vector) -> float:
+        """The cosine of the indexed chunk nearest `vector` (0 when the index is empty)."""
+        col = self._current()
+        if col is None or not col.count():
+            return 0.0
+        found = col.query(query_embeddings=[list(vector)], n_results=1, include=["distances"])
+        distances = found["distances"][0] if found["distances"] else []
+        return 1.0 - float(distances[0]) if distances else 0.0
+
     def paper_ids(self, filters: flt.Filters | None = None) -> set[str]:
         """The ids of the stored papers within `filters` (in the index's values)."""
         where = flt.chroma_where(filters)

@@ -50,7 +50,7 @@ _THE_ONE = re.compile(
 FEATURES = (
     "pronoun", "paper_word", "pronoun_at", "named_before", "said_before", "names", "names_in_last", "names_new",
     "asks_paper", "listing", "words", "overlap_last", "overlap_question", "lead", "ordinal", "group",
-    "the_one", "last_listed", "cos_last", "cos_question",
+    "the_one", "last_listed", "cos_last", "cos_question", "cos_index", "cos_gap",
 )  # fmt: skip
 # Each feature as the user reads it, when it decided.
 SAYS = {
@@ -74,6 +74,8 @@ SAYS = {
     "the_one": "“the one about …”",
     "cos_last": "its closeness to the last answer's paper",
     "cos_question": "its closeness to the last question",
+    "cos_index": "a paper of the index close to it",
+    "cos_gap": "the last answer's paper closer to it than any other",
 }
 
 
@@ -123,15 +125,19 @@ def features(
     asks_paper: bool,
     listing: float,
     cos: Sequence[float] = (),
+    closest: float = 0.0,
 ) -> dict[str, float]:
     """The question (`text`, without its status words) beside the last answer, as numbers.
-    `cos`: its cosine to each of the last answer's papers, then to the last question."""
+    `cos`: its cosine to each of the last answer's papers, then to the last question; `closest`:
+    to the indexed passage nearest it (a question that describes its own paper finds it)."""
     words = tx.content_words(text)
     names = set(tx.names(text))
     pronoun = _PRONOUN.search(text) or _PAPER_WORD.search(text)
     before = text[: pronoun.start()] if pronoun else ""
     papers_text = " ".join(p.text for p in last.papers)
-    in_last = {n for n in names if tx.name_in(n, papers_text)} if papers_text else set()
+    # A name may be part of a longer one in the paper ("the Razor one" for RazorAttention).
+    lower = papers_text.lower()
+    in_last = {n for n in names if tx.name_in(n, papers_text) or (len(n) >= 4 and n.lower() in lower)}
     last_words = tx.content_words(papers_text)
     return {
         "pronoun": float(bool(_PRONOUN.search(text))),
@@ -155,39 +161,62 @@ def features(
         "last_listed": float(last.listed),
         "cos_last": max(cos[:-1]) if len(cos) > 1 else 0.0,
         "cos_question": cos[-1] if cos else 0.0,
+        "cos_index": closest,
+        "cos_gap": (max(cos[:-1]) if len(cos) > 1 else 0.0) - closest,
     }
+
+
+class Meaning:
+    """What the decision reads of meaning: cosines by the index's embedder, and the nearest
+    indexed passage (`store`: the index; without it, no passage is near)."""
+
+    def __init__(self, embedder, store=None):
+        self.embedder, self.store = embedder, store
+
+    def cosines(self, text: str, others: Sequence[str]) -> tuple[list[float], list[float]]:
+        """`text`'s vector, and its cosine to each of `others` (the vectors are unit length)."""
+        vectors = self.embedder.embed_batch([text, *others])
+        return vectors[0], [float(sum(a * b for a, b in zip(vectors[0], v))) for v in vectors[1:]]
+
+    def closest(self, vector) -> float:
+        return self.store.closest(vector) if self.store is not None else 0.0
 
 
 class FollowUp:
     """p(the question follows up the last answer), one threshold, and the referent."""
 
-    def __init__(self, model: Logistic, threshold: float = 0.5, similarity=None):
-        self.model, self.threshold, self.similarity = model, threshold, similarity
+    def __init__(self, model: Logistic, threshold: float = 0.5, meaning: Meaning | None = None):
+        self.model, self.threshold, self.meaning = model, threshold, meaning
 
     @classmethod
-    def shipped(cls, threshold: float | None = None, similarity=None) -> FollowUp:
+    def shipped(cls, threshold: float | None = None, meaning: Meaning | None = None) -> FollowUp:
         data = _weights(str(WEIGHTS))
         model = Logistic.from_json(data["model"])
-        return cls(model, data["threshold"] if threshold is None else threshold, similarity)
+        return cls(model, data["threshold"] if threshold is None else threshold, meaning)
+
+    def features(
+        self, text: str, last: Last, *, asks_paper: bool, listing: float
+    ) -> tuple[dict, list[float]]:
+        """The decision's features, and the question's cosine to each of the last answer's papers."""
+        if self.meaning is None:
+            return features(text, last, asks_paper=asks_paper, listing=listing), []
+        vector, cos = self.meaning.cosines(text, [p.text for p in last.papers] + [last.question])
+        x = features(text, last, asks_paper=asks_paper, listing=listing, cos=cos,
+                     closest=self.meaning.closest(vector))  # fmt: skip
+        return x, cos[:-1]
 
     def bind(self, text: str, last: Last | None, *, asks_paper: bool, listing: float) -> Binding:
         if last is None:
             return Binding(False, 0.0, why="the first question")
-        cos = closeness(self.similarity, text, last)
-        x = features(text, last, asks_paper=asks_paper, listing=listing, cos=cos)
+        x, cos = self.features(text, last, asks_paper=asks_paper, listing=listing)
         p = self.model.p(x)
         follows = p >= self.threshold
         why = _why(self.model, x, follows)
-        if follows and len(last.papers) > 1:  # which of a list: by what it says of the paper meant
-            said = described(text)
-            cos = closeness(self.similarity, said, last) if said != text else cos
-        return Binding(follows, p, referent(text, last, x, cos[:-1]) if follows else (), why, x)
-
-
-def closeness(similarity, text: str, last: Last) -> list[float]:
-    """The question's cosine to each of the last answer's papers, then to the last question (none
-    without an embedder)."""
-    return list(similarity(text, [p.text for p in last.papers] + [last.question])) if similarity else []
+        said = described(text)
+        if follows and len(last.papers) > 1 and said != text and self.meaning is not None:
+            # which of a list: by what it says of the paper meant ("the one about X")
+            cos = self.meaning.cosines(said, [p.text for p in last.papers])[1]
+        return Binding(follows, p, referent(text, last, x, cos) if follows else (), why, x)
 
 
 def described(text: str) -> str:
@@ -233,13 +262,18 @@ def _why(model: Logistic, x: dict[str, float], follows: bool) -> str:
     pushes = model.pushes(x)
     mean = dict(zip(model.features, model.mean))
     ranked = sorted(pushes, key=lambda f: -pushes[f] if follows else pushes[f])[:2]
-    said = [SAYS.get(f, f) if x.get(f, 0.0) >= mean[f] else _absent(SAYS.get(f, f)) for f in ranked
+    said = [SAYS.get(f, f) if x.get(f, 0.0) >= mean[f] else _absent(f, SAYS.get(f, f)) for f in ranked
             if (pushes[f] > 0) == follows]  # fmt: skip
     return ", ".join(said)
 
 
-def _absent(said: str) -> str:
-    return "no " + re.sub(r"^(?:an?|its) ", "", said)
+# A feature that pushed by its absence or smallness, in words.
+ABSENT = {"words": "few words of its own", "asks_paper": "it asks for no paper", "names": "no names of its own",
+          "pronoun_at": "a pronoun early on", "overlap_last": "few words of the last answer's paper"}  # fmt: skip
+
+
+def _absent(feature: str, said: str) -> str:
+    return ABSENT.get(feature) or "no " + re.sub(r"^(?:an?|its) ", "", said)
 
 
 @lru_cache(maxsize=2)

@@ -438,3 +438,30 @@ def test_a_four_turn_conversation_is_read_right(server):
         assert REWRITTEN not in turns[3], turns[3]
         assert any(CONVERSATION[3][1] in t for t in cited[3]), cited[3]
         browser.close()
+
+
+def test_the_stop_button_ends_an_answer_being_written(server):
+    """Stopped while the draft streams: no checked answer comes, and the page takes the next
+    question (that the model is asked for no more tokens: tests/test_ui.py)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server, wait_until="load")
+        page.wait_for_selector("#cw-chat", state="attached", timeout=180_000)
+        chat = page.locator("#cw-chat")
+        box = page.get_by_role("textbox").first
+        box.fill("What does PAD personalize, and how does it align LLMs at decoding time?")
+        box.press("Enter")
+        page.wait_for_function(
+            "() => document.querySelector('#cw-chat').innerText.includes('being written')"
+            " || document.querySelector('#cw-chat').innerText.includes('Draft — being checked')",
+            timeout=900_000,
+        )
+        page.locator("#cw-tab-chat button.stop-button").first.click()
+        page.wait_for_selector("#cw-tab-chat button.submit-button", timeout=120_000)
+        assert chat.locator(".cw-source").count() == 0  # no checked answer for the stopped question
+        _ask(page, "How many time points are in the Time-300B dataset?", 0)
+        assert "Time-MoE" in chat.locator(".cw-source").last.inner_text()
+        browser.close()
