@@ -48,8 +48,8 @@ def test_followup_shows_the_rewritten_query_and_keeps_sessions_apart(indexed, em
     assert "MoE Routers as Embeddings" in answer["content"]
     # The reading can be undone: its note asks the question again as a new one, read alone.
     assert (
-        "ask as a new question" in note["content"]
-        and "New question: How much does it improve?" in note["content"]
+        "ask as a new question" in answer["content"]
+        and "New question: How much does it improve?" in answer["content"]
     )
     pipeline3, _ = make_pipeline(indexed, embedder, ["It improves benchmarks by 10.5 percent [1]."])
     out4 = _run(pipeline3, "New question: How much does it improve?", [*history, *history[:1]], turns)

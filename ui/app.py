@@ -123,20 +123,25 @@ Message = dict[str, Any]
 FRESH = "New question: "
 
 
-def _query_note(query: str, question: str) -> Message:
-    """How a follow-up was read, and the way to undo it: ask it as a new question."""
-    undo = (f'<span class="cw-fresh"><button class="cw-fresh">ask as a new question</button>'
-            f"<pre>{html.escape(FRESH + question)}</pre></span>")  # fmt: skip
+def _query_note(query: str) -> Message:
     return {
         "role": "assistant",
-        "content": f"{html.escape(query)} {undo}",
+        "content": query,
         "metadata": {"title": "Searched for (follow-up rewritten)"},
     }
 
 
+def _undo(question: str) -> str:
+    """The way back from a follow-up's reading: ask the question again as a new one."""
+    return (f'<div><small>Read as a follow-up of the last answer.</small><span class="cw-fresh">'
+            f'<button class="cw-fresh">ask as a new question</button><pre>{html.escape(FRESH + question)}</pre>'
+            "</span></div>\n\n")  # fmt: skip
+
+
 def _reply(content: str, query: str, question: str) -> list[Message]:
-    message = {"role": "assistant", "content": content}
-    return [_query_note(query, question), message] if query != question else [message]
+    if query == question:
+        return [{"role": "assistant", "content": content}]
+    return [_query_note(query), {"role": "assistant", "content": _undo(question) + content}]
 
 
 def llm_choices(settings: Settings, *, probe_ollama: bool = True) -> list[tuple[str, str]]:

@@ -392,10 +392,14 @@ CONVERSATION = (
 REWRITTEN = "Searched for (follow-up rewritten)"
 
 
-def _turn_text(chat_text: str, question: str, following: str | None) -> str:
-    """What the page shows between a question and the next one."""
-    after = chat_text.split(question)[-1]
-    return after.split(following)[0] if following else after
+def _turns(chat_text: str, questions) -> list[str]:
+    """What the page shows after each question, up to the next one (each asked once, in order)."""
+    starts, at = [], 0
+    for q in questions:
+        at = chat_text.index(q, at) + len(q)
+        starts.append(at)
+    ends = [chat_text.index(q, s) for q, s in zip(questions[1:], starts)] + [len(chat_text)]
+    return [chat_text[s:e] for s, e in zip(starts, ends)]
 
 
 def test_a_four_turn_conversation_is_read_right(server):
@@ -426,7 +430,7 @@ def test_a_four_turn_conversation_is_read_right(server):
             cited.append([t.split("\n")[0] for t in chat.locator(".cw-source").all_inner_texts()[before:]])
         text = chat.inner_text()
         questions = [q for q, _ in CONVERSATION]
-        turns = [_turn_text(text, q, n) for q, n in zip(questions, [*questions[1:], None])]
+        turns = _turns(text, questions)
         assert "Time-MoE" in page.locator("#cw-chat .cw-list").first.inner_text()
         # The self-contained question is asked as typed, and answered from its own paper.
         assert REWRITTEN not in turns[1], turns[1]
@@ -437,6 +441,19 @@ def test_a_four_turn_conversation_is_read_right(server):
         # The switch to another paper is a new question again.
         assert REWRITTEN not in turns[3], turns[3]
         assert any(CONVERSATION[3][1] in t for t in cited[3]), cited[3]
+        assert "New question:" not in text  # the undo button's question stays hidden
+        # The follow-up's reading can be undone: asked again as a new question, read alone.
+        before = chat.locator(".cw-source").count()
+        chat.get_by_role("button", name="ask as a new question").first.click()
+        page.wait_for_function(
+            "n => document.querySelectorAll('#cw-chat .cw-source').length > n"
+            " || document.querySelector('#cw-chat').innerText.includes('Closest papers')",
+            arg=before,
+            timeout=900_000,
+        )
+        page.wait_for_function(IDLE, timeout=900_000)
+        again = chat.inner_text().split(CONVERSATION[2][0])[-1]
+        assert REWRITTEN not in again, again
         browser.close()
 
 
