@@ -143,7 +143,8 @@ class ConversationSettings(BaseModel):
     follow_up: Literal["learned", "pronoun"] = Field(
         "learned",
         description="learned: one trained decision says whether a question follows up the last answer "
-        "(its wording, what it shares with the last answer's papers, how close it is to them). pronoun: "
+        "(its wording, what it shares with the last answer's papers, how close it is to them and to the "
+        "index's nearest passage). pronoun: "
         'any pronoun makes a follow-up (a self-contained question with "they" is then bound to the last paper).',
     )
     threshold: float | None = Field(
@@ -151,7 +152,7 @@ class ConversationSettings(BaseModel):
         ge=0.0,
         le=1.0,
         description="p(follow-up) at or above which a question follows up the last answer; empty: the "
-        "threshold shipped with the weights (chosen on dev conversations).",
+        "threshold shipped with the weights (chosen with each training writer held out).",
     )
 
 
@@ -236,7 +237,7 @@ class SurveySettings(BaseModel):
         True,
         description="When the question reader read no topic in a survey question, or was unsure of it, the "
         "local model reads the question again into a topic and its other names under a JSON grammar "
-        "(rag/search/rewrite.py); the reader's list shows meanwhile, and the trace says which reading was used.",
+        "(rag/question/rewrite.py); the reader's list shows meanwhile, and the trace says which reading was used.",
     )
     rewrite_below: float = Field(
         0.4,
@@ -477,9 +478,10 @@ def env_example() -> str:
         "# citewise settings: copy to .env and change what you need. Every variable has the RAG_ prefix."
     ]
     for name, field in Settings.model_fields.items():
-        section = {"trust": TrustSettings, "select": SelectSettings, "parts": PartsSettings,
-                   "survey": SurveySettings, "map": MapSettings}.get(name)  # fmt: skip
-        if section is not None:  # one variable per field, RAG_<SECTION>__<FIELD>
+        section = field.annotation
+        if isinstance(section, type) and issubclass(
+            section, BaseModel
+        ):  # one variable per field, RAG_<SECTION>__<FIELD>
             lines.append(f"# --- {field.description}")
             lines += _variables(section.model_fields, f"{name.upper()}__")
             continue

@@ -1,4 +1,4 @@
-"""Every row of the filter table (rag/said.py, docs/survey.md): each way of saying a status, an
+"""Every row of the filter table (rag/question/said.py, docs/survey.md): each way of saying a status, an
 area and a venue becomes the filter the index applies, and words that only look like one do not."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The survey list's one decision (rag/search/decide.py): its features, its weights as shipped, and
-the model's reading of a question the reader was unsure of (rag/search/rewrite.py)."""
+the model's reading of a question the reader was unsure of (rag/question/rewrite.py)."""
 
 from __future__ import annotations
 

@@ -198,7 +198,9 @@ class Pipeline:
             intent,
             k=k,
             filters=within,
-            listed={h.paper.id for h in hits} or {p.id for p in intent.referents[1:] and intent.referents},
+            # a list's papers, or those of the last list a follow-up asks about ("which of them")
+            listed={h.paper.id for h in hits}
+            or ({p.id for p in intent.referents} if len(intent.referents) > 1 else set()),
             themes=themes,
         )
         query = intent.query
@@ -336,7 +338,8 @@ class Pipeline:
         return reread(intent, lambda: self.llm(backend, model), history)
 
     def parse(self, question: str, history: Sequence[Turn] = ()) -> Intent:
-        """The question's `Intent`, read by the trained question reader when `survey.reader` is on."""
+        """The question's `Intent`, read by the trained question reader when `survey.reader` is on,
+        and against the conversation by the follow-up decision (`conversation.follow_up`)."""
         return qs.read(question, history, reader=self.reader, follow=self.follow if history else None)
 
     @cached_property

@@ -6,9 +6,10 @@ measure it?" holds its own "they", and "And the datasets?" follows up without an
 decision (`FollowUp`, a logistic regression trained on written conversations about trainable
 papers, `python -m eval.question.train_follow`) reads the wording (pronouns, and whether a name or
 a paper asked for comes before them), what the question shares with the last answer's papers and
-question, and the question reader's p(list); one threshold decides. A follow-up then points at one
-of the last answer's papers (the only one cited; after a list, the one it counts to or is closest
-to) or at all of a list ("Which of them ...?").
+question, its cosine to them and to the indexed passage nearest it, and the question reader's
+p(list); one threshold decides. A follow-up then points at one of the last answer's papers (the
+only one cited; after a list, the one it counts to, names or describes) or at all of a list
+("Which of them ...?").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -111,7 +112,6 @@ class Binding:
     p: float = 0.0
     papers: tuple[Paper, ...] = ()  # one paper, or every paper of a list ("which of them")
     why: str = ""
-    features: dict[str, float] = field(default_factory=dict)
 
     @property
     def paper(self) -> Paper | None:
@@ -167,16 +167,11 @@ def features(
 
 
 class Meaning:
-    """What the decision reads of meaning: cosines by the index's embedder, and the nearest
-    indexed passage (`store`: the index; without it, no passage is near)."""
+    """What the decision reads of meaning: the index's embedder (unit vectors, so cosine = dot),
+    and the nearest indexed passage (`store`: the index; without it, no passage is near)."""
 
     def __init__(self, embedder, store=None):
         self.embedder, self.store = embedder, store
-
-    def cosines(self, text: str, others: Sequence[str]) -> tuple[list[float], list[float]]:
-        """`text`'s vector, and its cosine to each of `others` (the vectors are unit length)."""
-        vectors = self.embedder.embed_batch([text, *others])
-        return vectors[0], [float(sum(a * b for a, b in zip(vectors[0], v))) for v in vectors[1:]]
 
     def closest(self, vector) -> float:
         return self.store.closest(vector) if self.store is not None else 0.0
@@ -197,13 +192,19 @@ class FollowUp:
     def features(
         self, text: str, last: Last, *, asks_paper: bool, listing: float
     ) -> tuple[dict, list[float]]:
-        """The decision's features, and the question's cosine to each of the last answer's papers."""
+        """The decision's features, and how close each of the last answer's papers is to what the
+        question says of the paper it means (`described`: the question itself, or after a list its
+        "the one about X"). One batch of embeddings for both."""
         if self.meaning is None:
             return features(text, last, asks_paper=asks_paper, listing=listing), []
-        vector, cos = self.meaning.cosines(text, [p.text for p in last.papers] + [last.question])
+        said = described(text)
+        papers = [p.text for p in last.papers]
+        vectors = self.meaning.embedder.embed_batch([text, said, *papers, last.question])
+        question, description, others = vectors[0], vectors[1], vectors[2:]
+        cos = [_dot(question, v) for v in others]
         x = features(text, last, asks_paper=asks_paper, listing=listing, cos=cos,
-                     closest=self.meaning.closest(vector))  # fmt: skip
-        return x, cos[:-1]
+                     closest=self.meaning.closest(question))  # fmt: skip
+        return x, [_dot(description, v) for v in others[: len(papers)]]
 
     def bind(self, text: str, last: Last | None, *, asks_paper: bool, listing: float) -> Binding:
         if last is None:
@@ -212,11 +213,11 @@ class FollowUp:
         p = self.model.p(x)
         follows = p >= self.threshold
         why = _why(self.model, x, follows)
-        said = described(text)
-        if follows and len(last.papers) > 1 and said != text and self.meaning is not None:
-            # which of a list: by what it says of the paper meant ("the one about X")
-            cos = self.meaning.cosines(said, [p.text for p in last.papers])[1]
-        return Binding(follows, p, referent(text, last, x, cos) if follows else (), why, x)
+        return Binding(follows, p, referent(text, last, x, cos) if follows else (), why)
+
+
+def _dot(a, b) -> float:
+    return float(sum(x * y for x, y in zip(a, b)))
 
 
 def described(text: str) -> str:
